@@ -1,0 +1,38 @@
+// How the emulator schedules and checks a launch. Read once from the environment
+// (SCANLAB_EMU_* variables, which `lab sim` sets from its options) and changeable by tests through
+// scanlab_emu::options() between launches.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace scanlab_emu {
+
+enum class Schedule { in_order, reverse, random };   // the order blocks are made resident
+enum class ThreadOrder { forward, reverse, random };  // the order threads run between barriers
+enum class Memory { sc, weak };                       // global memory model across blocks
+
+struct Options {
+  Schedule schedule = Schedule::in_order;
+  ThreadOrder thread_order = ThreadOrder::forward;
+  std::uint64_t seed = 1;       // for every random policy
+  unsigned resident = 0;        // resident block slots; 0 = the modelled GPU's occupancy
+  bool racecheck = false;       // shared-memory hazards
+  bool banks = false;           // shared-memory bank-conflict degrees
+  Memory memory = Memory::sc;
+  std::string trace;            // JSON-lines trace file, empty = no trace
+  double watchdog_seconds = 20; // a launch with no emulated progress for this long is ended
+  std::size_t stack_bytes = 64 * 1024;  // per emulated thread, with a guard page below
+};
+
+// The options in force. The first call reads SCANLAB_EMU_SCHEDULE, _THREAD_ORDER, _SEED, _RESIDENT,
+// _RACECHECK, _BANKS, _MEMORY, _TRACE, _WATCHDOG, _STACK; a bad value is reported and exits with 2.
+Options& options();
+
+// One line naming the options that decide the run, printed with every failure so it can be replayed.
+std::string describe_options();
+
+const char* to_string(Schedule);
+const char* to_string(ThreadOrder);
+const char* to_string(Memory);
+
+}  // namespace scanlab_emu

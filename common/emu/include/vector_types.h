@@ -1,0 +1,3 @@
+// Compatibility header: everything is in cuda_runtime.h on the emulator.
+#pragma once
+#include "cuda_runtime.h"

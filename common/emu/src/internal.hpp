@@ -1,0 +1,135 @@
+// The emulator's private state: emulated threads (fibers), warps, blocks and the running launch.
+//
+// Execution model (design.md §4). A launch runs on the calling OS thread. Blocks are made resident
+// in the dispatch order of the schedule policy, one at a time and only when every resident block is
+// waiting (so a plain kernel has one block in flight), up to `resident` slots; a block keeps its slot
+// until it ends. Inside a block the scheduler makes passes over the threads in the thread-order
+// policy; a thread runs until it reaches a barrier, a warp collective or a polling step, then its
+// fiber switches back to the scheduler. One pass over the threads is one barrier epoch.
+#pragma once
+#include <boost/context/fiber.hpp>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+#include "cuda_runtime.h"
+
+namespace scanlab_emu::detail {
+
+struct Block;
+struct Launch;
+
+enum class Wait : std::uint8_t { none, barrier, warp, activemask, exited };
+
+struct Thread {
+  ThreadBuiltins builtins{};      // what threadIdx & co. read
+  boost::context::fiber fiber;    // a persistent worker: runs one emulated thread after another
+  char* stack_lo = nullptr;       // this fiber's stack, to tell locals from shared/global memory
+  char* stack_hi = nullptr;
+  Block* block = nullptr;
+  unsigned linear = 0;            // linear thread index in the block
+  unsigned lane = 0, warp = 0;
+  Wait wait = Wait::none;
+  bool spinning = false;          // yielded from a polling loop
+  bool has_work = false;
+  const void* site = nullptr;     // call site of the barrier / collective it waits at
+  // barrier and warp-collective operands and results
+  int predicate = 0;
+  int barrier_result = 0;
+  unsigned mask = 0;
+  WarpOp op = WarpOp::sync;
+  int arg = 0;
+  int width = 32;
+  std::uint64_t value = 0;
+  std::uint64_t result = 0;
+  // polling
+  const volatile void* poll_addr = nullptr;
+  const volatile void* poll_prev = nullptr;
+  unsigned polls = 0;
+};
+
+struct Warp {
+  unsigned live = 0;       // lanes not exited
+  unsigned arrived = 0;    // lanes waiting at a collective
+  unsigned activemask = 0; // lanes waiting in __activemask
+};
+
+struct SharedVar {
+  const void* key;
+  char* ptr;
+  std::size_t bytes;
+  const char* name;
+};
+
+struct Block {
+  uint3 idx{};
+  std::uint64_t linear_id = 0;
+  unsigned slot = 0;
+  std::vector<Thread*> threads;
+  std::vector<Warp> warps;
+  std::vector<unsigned> order;        // thread order of the current pass
+  unsigned live = 0;                  // threads not exited
+  unsigned at_barrier = 0;
+  const void* barrier_site = nullptr;
+  int barrier_op = 0;
+  int barrier_count = 0;
+  bool activemask_pending = false;
+  char* shared = nullptr;             // this slot's shared-memory arena
+  std::size_t shared_used = 0;        // static shared bytes handed out so far
+  std::vector<SharedVar> vars;
+  char* dynamic = nullptr;
+  bool stalled = false;
+  std::uint64_t stall_epoch = 0;
+};
+
+struct Launch {
+  LaunchConfig config{};
+  const char* kernel = "";
+  const char* file = "";
+  int line = 0;
+  KernelBody body = nullptr;
+  void* context = nullptr;
+  unsigned threads_per_block = 0;
+  std::size_t dynamic_bytes = 0;
+  std::size_t shared_limit = 0;       // static + dynamic bytes a block may use
+  std::uint64_t blocks_total = 0;
+  std::uint64_t blocks_done = 0;
+  unsigned resident = 1;
+  std::mt19937_64 rng;
+  bool aborted = false;
+  cudaError_t error = cudaSuccess;
+};
+
+// ---- shared by the emulator's source files ----
+extern __thread Thread* running;       // the emulated thread whose fiber runs now (null on the host)
+extern Launch* current_launch;
+extern std::uint64_t store_epoch;       // bumped by every store to global or shared memory
+
+void yield_to_scheduler();              // from inside a fiber
+[[noreturn]] void fail_launch(cudaError_t error, const std::string& report);  // from inside a fiber
+void record_failure(cudaError_t error, const std::string& report);            // from the scheduler
+bool is_shared_address(const void* addr);
+std::string describe_address(const void* addr);
+std::string describe_thread(const Thread& t);
+void run_launch(Launch& launch);
+void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, const char* name);
+const std::string& last_failure_report();
+
+inline bool on_own_stack(const Thread* t, const void* addr) {
+  const char* a = static_cast<const char*>(addr);
+  return a >= t->stack_lo && a < t->stack_hi;
+}
+
+// Called on every store to memory that is not the thread's own stack.
+// The watchdog thread reads store_epoch too, hence the relaxed atomic store (a plain move on x86).
+inline void note_store(Thread* t) {
+  __atomic_store_n(&store_epoch, store_epoch + 1, __ATOMIC_RELAXED);
+  t->polls = 0;
+}
+
+// Device properties of the modelled GPU.
+const cudaDeviceProp& modelled_device();
+unsigned default_resident_blocks(unsigned threads_per_block, std::size_t shared_bytes);
+
+}  // namespace scanlab_emu::detail

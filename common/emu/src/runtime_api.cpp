@@ -1,0 +1,421 @@
+// The CUDA runtime API on the emulator: memory (host memory standing in for device memory, with a
+// registry so bad pointers and copies are reported), streams and events (launches are synchronous,
+// so they only order host work), the modelled device, errors, and the launch entry point.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <new>
+
+#include "internal.hpp"
+
+namespace scanlab_emu::detail {
+namespace {
+
+cudaError_t last_error = cudaSuccess;     // what cudaGetLastError returns
+cudaError_t pending_error = cudaSuccess;  // a failed kernel, reported by the next synchronizing call
+std::size_t max_dynamic_optin = 0;        // the largest cudaFuncAttributeMaxDynamicSharedMemorySize set
+
+struct Allocation {
+  std::size_t bytes;
+  std::size_t id;
+};
+std::map<const char*, Allocation> allocations;  // device allocations by start address
+std::size_t allocation_count = 0;
+
+cudaError_t set_error(cudaError_t e) {
+  if (e != cudaSuccess) last_error = e;
+  return e;
+}
+
+// Synchronizing calls report a kernel's failure once.
+cudaError_t take_pending() {
+  cudaError_t e = pending_error;
+  pending_error = cudaSuccess;
+  return set_error(e);
+}
+
+const Allocation* find_allocation(const void* p, const char** start) {
+  const char* a = static_cast<const char*>(p);
+  auto it = allocations.upper_bound(a);
+  if (it == allocations.begin()) return nullptr;
+  --it;
+  if (a >= it->first && a < it->first + std::max<std::size_t>(it->second.bytes, 1)) {
+    if (start) *start = it->first;
+    return &it->second;
+  }
+  return nullptr;
+}
+
+struct Event {
+  std::chrono::steady_clock::time_point when{};
+  bool recorded = false;
+};
+struct Stream {};
+
+cudaError_t in_kernel_error(const char* what) {
+  std::fprintf(stderr, "scanlab emulator: %s called inside a kernel is not supported\n", what);
+  return set_error(cudaErrorNotSupported);
+}
+
+}  // namespace
+
+const cudaDeviceProp& modelled_device() {
+  static const cudaDeviceProp prop = [] {
+    cudaDeviceProp p{};
+    std::snprintf(p.name, sizeof p.name, "scanlab CPU SIMT emulator (models 8 SMs of sm_90)");
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    p.totalGlobalMem = (pages > 0 && page > 0) ? std::size_t(pages) * std::size_t(page) / 2 : (std::size_t(4) << 30);
+    p.sharedMemPerBlock = 48 * 1024;
+    p.regsPerBlock = 65536;
+    p.warpSize = 32;
+    p.maxThreadsPerBlock = 1024;
+    p.maxThreadsDim[0] = 1024;
+    p.maxThreadsDim[1] = 1024;
+    p.maxThreadsDim[2] = 64;
+    p.maxGridSize[0] = 2147483647;
+    p.maxGridSize[1] = 65535;
+    p.maxGridSize[2] = 65535;
+    p.totalConstMem = 64 * 1024;
+    p.major = 9;
+    p.minor = 0;
+    p.multiProcessorCount = 8;
+    p.l2CacheSize = 4 * 1024 * 1024;
+    p.maxThreadsPerMultiProcessor = 2048;
+    p.sharedMemPerMultiprocessor = 228 * 1024;
+    p.regsPerMultiprocessor = 65536;
+    p.sharedMemPerBlockOptin = 227 * 1024;
+    p.maxBlocksPerMultiProcessor = 32;
+    p.memoryBusWidth = 5120;
+    p.concurrentKernels = 1;
+    return p;
+  }();
+  return prop;
+}
+
+std::string describe_address(const void* addr) {
+  char buf[200];
+  if (!addr) return "(no address: __nanosleep)";
+  const char* start = nullptr;
+  if (const Allocation* a = find_allocation(addr, &start)) {
+    std::snprintf(buf, sizeof buf, "%p (global memory: allocation #%zu of %zu bytes, byte offset %zu)", addr, a->id,
+                  a->bytes, std::size_t(static_cast<const char*>(addr) - start));
+    return buf;
+  }
+  if (is_shared_address(addr)) {
+    if (Thread* t = running; t && t->block) {
+      for (const SharedVar& v : t->block->vars) {
+        const char* p = static_cast<const char*>(addr);
+        if (p >= v.ptr && p < v.ptr + v.bytes) {
+          std::snprintf(buf, sizeof buf, "%p (shared `%s`, byte offset %zu)", addr, v.name, std::size_t(p - v.ptr));
+          return buf;
+        }
+      }
+    }
+    std::snprintf(buf, sizeof buf, "%p (shared memory)", addr);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%p", addr);
+  return buf;
+}
+
+void launch_erased(const LaunchConfig& config, const char* kernel, const char* file, int line,
+                   KernelBody body, void* context) {
+  if (running) {
+    in_kernel_error("a kernel launch (dynamic parallelism)");
+    return;
+  }
+  const cudaDeviceProp& p = modelled_device();
+  const dim3 g = config.grid, b = config.block;
+  const unsigned long long threads = 1ull * b.x * b.y * b.z;
+  if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0 || b.x > unsigned(p.maxThreadsDim[0]) ||
+      b.y > unsigned(p.maxThreadsDim[1]) || b.z > unsigned(p.maxThreadsDim[2]) || threads > unsigned(p.maxThreadsPerBlock) ||
+      g.x > unsigned(p.maxGridSize[0]) || g.y > unsigned(p.maxGridSize[1]) || g.z > unsigned(p.maxGridSize[2])) {
+    set_error(cudaErrorInvalidConfiguration);
+    return;
+  }
+  const std::size_t limit = std::max<std::size_t>(p.sharedMemPerBlock, max_dynamic_optin);
+  if (config.shared_bytes > limit) {
+    set_error(cudaErrorInvalidValue);
+    return;
+  }
+  static std::mutex one_launch_at_a_time;
+  std::lock_guard<std::mutex> lock(one_launch_at_a_time);
+  Launch L;
+  L.config = config;
+  L.kernel = kernel;
+  L.file = file;
+  L.line = line;
+  L.body = body;
+  L.context = context;
+  L.threads_per_block = unsigned(threads);
+  L.dynamic_bytes = config.shared_bytes;
+  L.shared_limit = limit;
+  current_launch = &L;
+  run_launch(L);
+  current_launch = nullptr;
+  if (L.aborted) {
+    pending_error = L.error;
+    last_error = L.error;
+  }
+}
+
+cudaError_t func_set_attribute(const void*, cudaFuncAttribute attr, int value) {
+  if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || std::size_t(value) > modelled_device().sharedMemPerBlockOptin) return set_error(cudaErrorInvalidValue);
+    max_dynamic_optin = std::max(max_dynamic_optin, std::size_t(value));
+    return cudaSuccess;
+  }
+  if (attr == cudaFuncAttributePreferredSharedMemoryCarveout) return cudaSuccess;
+  return set_error(cudaErrorInvalidValue);
+}
+
+cudaError_t occupancy_max_active_blocks(int* blocks, const void*, int block_size, std::size_t dynamic_smem) {
+  if (!blocks || block_size <= 0 || block_size > 1024) return set_error(cudaErrorInvalidValue);
+  *blocks = int(default_resident_blocks(unsigned(block_size), dynamic_smem) / unsigned(modelled_device().multiProcessorCount));
+  return cudaSuccess;
+}
+
+}  // namespace scanlab_emu::detail
+
+using namespace scanlab_emu::detail;
+
+const char* cudaGetErrorName(cudaError_t e) {
+  switch (e) {
+#define SCANLAB_EMU_NAME(x) case x: return #x;
+    SCANLAB_EMU_NAME(cudaSuccess)
+    SCANLAB_EMU_NAME(cudaErrorInvalidValue)
+    SCANLAB_EMU_NAME(cudaErrorMemoryAllocation)
+    SCANLAB_EMU_NAME(cudaErrorInitializationError)
+    SCANLAB_EMU_NAME(cudaErrorInvalidConfiguration)
+    SCANLAB_EMU_NAME(cudaErrorInvalidPitchValue)
+    SCANLAB_EMU_NAME(cudaErrorInvalidSymbol)
+    SCANLAB_EMU_NAME(cudaErrorInvalidDevicePointer)
+    SCANLAB_EMU_NAME(cudaErrorInvalidMemcpyDirection)
+    SCANLAB_EMU_NAME(cudaErrorInvalidDeviceFunction)
+    SCANLAB_EMU_NAME(cudaErrorNoDevice)
+    SCANLAB_EMU_NAME(cudaErrorInvalidDevice)
+    SCANLAB_EMU_NAME(cudaErrorInvalidResourceHandle)
+    SCANLAB_EMU_NAME(cudaErrorNotReady)
+    SCANLAB_EMU_NAME(cudaErrorIllegalAddress)
+    SCANLAB_EMU_NAME(cudaErrorLaunchOutOfResources)
+    SCANLAB_EMU_NAME(cudaErrorLaunchTimeout)
+    SCANLAB_EMU_NAME(cudaErrorLaunchFailure)
+    SCANLAB_EMU_NAME(cudaErrorNotSupported)
+    SCANLAB_EMU_NAME(cudaErrorUnknown)
+#undef SCANLAB_EMU_NAME
+  }
+  return "cudaErrorUnknown";
+}
+
+const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInitializationError: return "initialization error";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+    case cudaErrorInvalidSymbol: return "invalid device symbol";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInvalidDeviceFunction: return "invalid device function";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorNotSupported: return "operation not supported";
+    case cudaErrorUnknown: return "unknown error";
+  }
+  return "unknown error";
+}
+
+cudaError_t cudaGetLastError() {
+  cudaError_t e = last_error;
+  if (e == cudaSuccess) e = pending_error;
+  last_error = cudaSuccess;
+  pending_error = cudaSuccess;
+  return e;
+}
+cudaError_t cudaPeekAtLastError() { return last_error != cudaSuccess ? last_error : pending_error; }
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (!count) return set_error(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* device) {
+  if (!device) return set_error(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice); }
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (!prop) return set_error(cudaErrorInvalidValue);
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  *prop = modelled_device();
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (!value) return set_error(cudaErrorInvalidValue);
+  if (device != 0) return set_error(cudaErrorInvalidDevice);
+  const cudaDeviceProp& p = modelled_device();
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = p.maxThreadsPerBlock; break;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = int(p.sharedMemPerBlock); break;
+    case cudaDevAttrWarpSize: *value = p.warpSize; break;
+    case cudaDevAttrClockRate: *value = 1000000; break;
+    case cudaDevAttrMultiProcessorCount: *value = p.multiProcessorCount; break;
+    case cudaDevAttrMemoryClockRate: *value = 1000000; break;
+    case cudaDevAttrGlobalMemoryBusWidth: *value = p.memoryBusWidth; break;
+    case cudaDevAttrL2CacheSize: *value = p.l2CacheSize; break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = p.maxThreadsPerMultiProcessor; break;
+    case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
+    case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(p.sharedMemPerMultiprocessor); break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor: *value = p.maxBlocksPerMultiProcessor; break;
+    default: return set_error(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize() { return running ? in_kernel_error("cudaDeviceSynchronize") : take_pending(); }
+cudaError_t cudaDeviceReset() {
+  last_error = pending_error = cudaSuccess;
+  return cudaSuccess;
+}
+cudaError_t cudaDriverGetVersion(int* v) {
+  if (!v) return set_error(cudaErrorInvalidValue);
+  *v = 13000;
+  return cudaSuccess;
+}
+cudaError_t cudaRuntimeGetVersion(int* v) { return cudaDriverGetVersion(v); }
+cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
+  if (!free_bytes || !total_bytes) return set_error(cudaErrorInvalidValue);
+  *total_bytes = modelled_device().totalGlobalMem;
+  std::size_t used = 0;
+  for (auto& [p, a] : allocations) used += a.bytes;
+  *free_bytes = used < *total_bytes ? *total_bytes - used : 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
+  if (running) return in_kernel_error("cudaMalloc");
+  if (!ptr) return set_error(cudaErrorInvalidValue);
+  *ptr = nullptr;
+  if (bytes > modelled_device().totalGlobalMem) return set_error(cudaErrorMemoryAllocation);
+  void* p = std::aligned_alloc(256, (std::max<std::size_t>(bytes, 1) + 255) / 256 * 256);
+  if (!p) return set_error(cudaErrorMemoryAllocation);
+  // Fresh device memory holds garbage on a GPU; a visible pattern makes unwritten reads show.
+  std::memset(p, 0xA5, bytes);
+  allocations[static_cast<const char*>(p)] = Allocation{bytes, ++allocation_count};
+  *ptr = p;
+  return cudaSuccess;
+}
+cudaError_t cudaFree(void* ptr) {
+  if (running) return in_kernel_error("cudaFree");
+  if (!ptr) return cudaSuccess;
+  auto it = allocations.find(static_cast<const char*>(ptr));
+  if (it == allocations.end()) return set_error(cudaErrorInvalidValue);
+  allocations.erase(it);
+  std::free(ptr);
+  return cudaSuccess;
+}
+cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
+  if (!ptr) return set_error(cudaErrorInvalidValue);
+  *ptr = std::malloc(std::max<std::size_t>(bytes, 1));
+  return *ptr ? cudaSuccess : set_error(cudaErrorMemoryAllocation);
+}
+cudaError_t cudaFreeHost(void* ptr) {
+  std::free(ptr);
+  return cudaSuccess;
+}
+
+namespace {
+// A copy touching device memory must stay inside one allocation.
+bool device_range_ok(const void* p, std::size_t bytes) {
+  const char* start = nullptr;
+  const Allocation* a = find_allocation(p, &start);
+  if (!a) return true;  // host memory: the emulator cannot check it
+  return static_cast<const char*>(p) + bytes <= start + a->bytes;
+}
+}  // namespace
+
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  if (running) return in_kernel_error("cudaMemcpy");
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return set_error(cudaErrorInvalidMemcpyDirection);
+  if (cudaError_t e = take_pending(); e != cudaSuccess) return e;
+  if (bytes == 0) return cudaSuccess;
+  if (!dst || !src) return set_error(cudaErrorInvalidValue);
+  if (!device_range_ok(dst, bytes) || !device_range_ok(src, bytes)) return set_error(cudaErrorInvalidValue);
+  std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
+  return cudaMemcpy(dst, src, bytes, kind);
+}
+cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
+  if (running) return in_kernel_error("cudaMemset");
+  if (bytes == 0) return cudaSuccess;
+  if (!ptr || !device_range_ok(ptr, bytes)) return set_error(cudaErrorInvalidValue);
+  std::memset(ptr, value, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t) { return cudaMemset(ptr, value, bytes); }
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {
+  if (!stream) return set_error(cudaErrorInvalidValue);
+  *stream = reinterpret_cast<cudaStream_t>(new Stream);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  delete reinterpret_cast<Stream*>(stream);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return take_pending(); }
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) { return cudaEventCreateWithFlags(event, 0); }
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
+  if (!event) return set_error(cudaErrorInvalidValue);
+  *event = reinterpret_cast<cudaEvent_t>(new Event);
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  if (!event) return set_error(cudaErrorInvalidResourceHandle);
+  delete reinterpret_cast<Event*>(event);
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+  if (!event) return set_error(cudaErrorInvalidResourceHandle);
+  auto* e = reinterpret_cast<Event*>(event);
+  e->when = std::chrono::steady_clock::now();
+  e->recorded = true;
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (!event) return set_error(cudaErrorInvalidResourceHandle);
+  return take_pending();
+}
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (!event) return set_error(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!ms) return set_error(cudaErrorInvalidValue);
+  if (!start || !end) return set_error(cudaErrorInvalidResourceHandle);
+  auto* a = reinterpret_cast<Event*>(start);
+  auto* b = reinterpret_cast<Event*>(end);
+  if (!a->recorded || !b->recorded) return set_error(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(b->when - a->when).count();
+  return cudaSuccess;
+}

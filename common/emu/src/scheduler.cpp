@@ -1,0 +1,648 @@
+// The emulator's scheduler: worker fibers, blocks, barriers, warp collectives, polling, residency,
+// and deadlock detection (design.md §4). Builds on Boost.Context fibers; prior art that shaped it:
+// ROCm HIP-CPU (fibers per thread), cuda4cpu (thread-order policies), the Numba CUDA simulator.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "internal.hpp"
+
+namespace scanlab_emu::detail {
+
+__thread ThreadBuiltins* current_thread = nullptr;
+__thread Thread* running = nullptr;
+Launch* current_launch = nullptr;
+std::uint64_t store_epoch = 0;
+
+namespace {
+
+constexpr unsigned kSpinPolls = 4;                     // polls of one address before yielding
+constexpr std::size_t kArenaBytes = 256 * 1024;        // shared memory per resident slot
+constexpr unsigned kMaxResident = 1024;
+
+boost::context::fiber scheduler_context;               // where a fiber returns to when it yields
+std::vector<Thread*> idle_threads;                     // the worker pool, reused across blocks
+char* arena_base = nullptr;                            // kMaxResident arenas, one per slot
+std::atomic<std::uint64_t> progress_ticks{0};          // read by the watchdog thread
+std::atomic<bool> launch_in_flight{false};
+std::string last_report;
+
+// Records the stack bounds of each worker so stores to a thread's own stack are not "progress".
+struct RecordingStack {
+  Thread* thread;
+  boost::context::protected_fixedsize_stack inner;
+  boost::context::stack_context allocate() {
+    boost::context::stack_context sc = inner.allocate();
+    thread->stack_hi = static_cast<char*>(sc.sp);
+    thread->stack_lo = static_cast<char*>(sc.sp) - sc.size;
+    return sc;
+  }
+  void deallocate(boost::context::stack_context& sc) noexcept { inner.deallocate(sc); }
+};
+
+void run_thread_body(Thread* t);
+
+Thread* make_worker() {
+  auto* t = new Thread;
+  RecordingStack stack{t, boost::context::protected_fixedsize_stack(options().stack_bytes)};
+  t->fiber = boost::context::fiber(std::allocator_arg, stack, [t](boost::context::fiber&& sched) {
+    scheduler_context = std::move(sched);
+    for (;;) run_thread_body(t);
+    return boost::context::fiber{};
+  });
+  return t;
+}
+
+Thread* acquire_worker() {
+  if (idle_threads.empty()) return make_worker();
+  Thread* t = idle_threads.back();
+  idle_threads.pop_back();
+  return t;
+}
+
+void resume(Thread* t) {
+  running = t;
+  current_thread = &t->builtins;
+  progress_ticks.fetch_add(1, std::memory_order_relaxed);
+  t->fiber = std::move(t->fiber).resume();
+  running = nullptr;
+  current_thread = nullptr;
+}
+
+char* arena_for_slot(unsigned slot) {
+  if (!arena_base) {
+    void* p = mmap(nullptr, kArenaBytes * kMaxResident, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      std::fprintf(stderr, "scanlab emulator: cannot reserve shared-memory arenas\n");
+      std::abort();
+    }
+    arena_base = static_cast<char*>(p);
+  }
+  return arena_base + std::size_t(slot) * kArenaBytes;
+}
+
+std::string dim_string(uint3 v) {
+  return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+// ---- Barriers ---------------------------------------------------------------------------------
+
+void release_barrier(Block& b) {
+  int result = 0;
+  switch (b.barrier_op) {
+    case 1: result = b.barrier_count; break;
+    case 2: result = b.barrier_count == int(b.at_barrier); break;
+    case 3: result = b.barrier_count > 0; break;
+    default: break;
+  }
+  for (Thread* t : b.threads) {
+    if (t->wait == Wait::barrier) {
+      t->wait = Wait::none;
+      t->barrier_result = result;
+    }
+  }
+  b.at_barrier = 0;
+}
+
+// ---- Warp collectives -------------------------------------------------------------------------
+
+unsigned source_lane(const Thread& t) {
+  const unsigned w = unsigned(t.width), lane = t.lane;
+  const unsigned seg = lane & ~(w - 1), max_lane = seg | (w - 1);
+  switch (t.op) {
+    case WarpOp::shfl_idx: return seg | (unsigned(t.arg) & (w - 1));
+    case WarpOp::shfl_up: return (lane & (w - 1)) < unsigned(t.arg) ? lane : lane - unsigned(t.arg);
+    case WarpOp::shfl_down: {
+      unsigned j = lane + unsigned(t.arg);
+      return j > max_lane ? lane : j;
+    }
+    case WarpOp::shfl_xor: {
+      unsigned j = lane ^ unsigned(t.arg);
+      return j > max_lane ? lane : j;
+    }
+    default: return lane;
+  }
+}
+
+// All lanes of `group` have arrived: compute every lane's result, then let them all go on.
+void complete_collective(Block& b, Warp& w, unsigned warp, unsigned group) {
+  Thread** lanes = &b.threads[std::size_t(warp) * 32];
+  unsigned ballot = 0;
+  for (unsigned l = 0; l < 32; ++l)
+    if ((group >> l) & 1u) ballot |= (lanes[l]->value != 0 ? 1u : 0u) << l;
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!((group >> l) & 1u)) continue;
+    Thread& t = *lanes[l];
+    switch (t.op) {
+      case WarpOp::sync: t.result = 0; break;
+      case WarpOp::ballot: t.result = ballot & t.mask; break;
+      case WarpOp::any: t.result = (ballot & t.mask) != 0; break;
+      case WarpOp::all: t.result = (ballot & t.mask) == (t.mask & group); break;
+      default: {
+        unsigned src = source_lane(t);
+        // A source lane outside the group is undefined on a GPU; the lane keeps its own value.
+        t.result = (src < 32 && ((group >> src) & 1u)) ? lanes[src]->value : t.value;
+        break;
+      }
+    }
+    t.wait = Wait::none;
+  }
+  w.arrived &= ~group;
+}
+
+// A collective can complete when every live lane of its mask has arrived (lanes that exited or do
+// not exist in a partial warp are not waited for).
+void try_complete(Block& b, unsigned warp, unsigned mask) {
+  Warp& w = b.warps[warp];
+  unsigned need = mask & w.live;
+  if ((w.arrived & need) == need && need != 0) complete_collective(b, w, warp, need);
+}
+
+void resolve_activemask(Block& b) {
+  b.activemask_pending = false;
+  for (unsigned warp = 0; warp < b.warps.size(); ++warp) {
+    Warp& w = b.warps[warp];
+    while (w.activemask) {
+      Thread** lanes = &b.threads[std::size_t(warp) * 32];
+      const void* site = lanes[__builtin_ctz(w.activemask)]->site;
+      unsigned group = 0;
+      for (unsigned l = 0; l < 32; ++l)
+        if (((w.activemask >> l) & 1u) && lanes[l]->site == site) group |= 1u << l;
+      for (unsigned l = 0; l < 32; ++l)
+        if ((group >> l) & 1u) {
+          lanes[l]->result = group;
+          lanes[l]->wait = Wait::none;
+        }
+      w.activemask &= ~group;
+    }
+  }
+}
+
+void thread_exited(Thread* t) {
+  Block& b = *t->block;
+  t->wait = Wait::exited;
+  --b.live;
+  Warp& w = b.warps[t->warp];
+  w.live &= ~(1u << t->lane);
+  if (b.at_barrier > 0 && b.at_barrier == b.live) release_barrier(b);
+  // A collective that waited for this lane may now be complete.
+  if (w.arrived) {
+    Thread** lanes = &b.threads[std::size_t(t->warp) * 32];
+    unsigned pending = w.arrived;
+    while (pending) {
+      unsigned l = __builtin_ctz(pending);
+      pending &= pending - 1;
+      if (lanes[l]->wait == Wait::warp) try_complete(b, t->warp, lanes[l]->mask);
+    }
+  }
+}
+
+void run_thread_body(Thread* t) {
+  Launch& launch = *current_launch;
+  launch.body(launch.context);
+  thread_exited(t);
+  t->has_work = false;
+  yield_to_scheduler();
+}
+
+// ---- Blocks -----------------------------------------------------------------------------------
+
+Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
+  auto* b = new Block;
+  const dim3 g = L.config.grid, bd = L.config.block;
+  b->linear_id = linear_id;
+  b->idx = uint3{unsigned(linear_id % g.x), unsigned((linear_id / g.x) % g.y),
+                 unsigned(linear_id / (std::uint64_t(g.x) * g.y))};
+  b->slot = slot;
+  b->shared = arena_for_slot(slot);
+  b->dynamic = b->shared;
+  if (L.dynamic_bytes) std::memset(b->dynamic, 0xCD, L.dynamic_bytes);  // poison: shared memory starts undefined
+  const unsigned n = L.threads_per_block;
+  b->threads.resize(n);
+  b->warps.assign((n + 31) / 32, Warp{});
+  b->order.resize(n);
+  for (unsigned i = 0; i < n; ++i) {
+    Thread* t = acquire_worker();
+    t->block = b;
+    t->linear = i;
+    t->lane = i % 32;
+    t->warp = i / 32;
+    t->builtins.thread_idx = uint3{i % bd.x, (i / bd.x) % bd.y, i / (bd.x * bd.y)};
+    t->builtins.block_idx = b->idx;
+    t->builtins.block_dim = bd;
+    t->builtins.grid_dim = g;
+    t->wait = Wait::none;
+    t->spinning = false;
+    t->has_work = true;
+    t->polls = 0;
+    t->poll_addr = t->poll_prev = nullptr;
+    b->threads[i] = t;
+    b->warps[t->warp].live |= 1u << t->lane;
+    b->order[i] = i;
+  }
+  b->live = n;
+  return b;
+}
+
+void finish_block(Block* b) {
+  for (Thread* t : b->threads) {
+    t->block = nullptr;
+    idle_threads.push_back(t);
+  }
+  delete b;
+}
+
+// A block whose fibers are suspended mid-kernel (the launch failed): unwind and drop them.
+void abandon_block(Block* b) {
+  for (Thread* t : b->threads) {
+    if (t->has_work) {
+      running = t;
+      current_thread = &t->builtins;
+      delete t;  // destroying a suspended fiber unwinds its stack
+      running = nullptr;
+      current_thread = nullptr;
+    } else {
+      t->block = nullptr;
+      idle_threads.push_back(t);
+    }
+  }
+  delete b;
+}
+
+void order_threads(Launch& L, Block& b) {
+  const unsigned n = unsigned(b.order.size());
+  switch (options().thread_order) {
+    case ThreadOrder::forward:
+      for (unsigned i = 0; i < n; ++i) b.order[i] = i;
+      break;
+    case ThreadOrder::reverse:
+      for (unsigned i = 0; i < n; ++i) b.order[i] = n - 1 - i;
+      break;
+    case ThreadOrder::random:
+      std::shuffle(b.order.begin(), b.order.end(), L.rng);
+      break;
+  }
+}
+
+std::string describe_waits(const Block& b) {
+  std::ostringstream os;
+  unsigned at_barrier = 0, exited = 0;
+  for (const Thread* t : b.threads) {
+    if (t->wait == Wait::barrier) ++at_barrier;
+    if (t->wait == Wait::exited) ++exited;
+  }
+  os << "    block " << dim_string(b.idx) << ": " << b.live << " live threads";
+  if (at_barrier) os << ", " << at_barrier << " at __syncthreads";
+  if (exited) os << ", " << exited << " exited";
+  os << "\n";
+  for (unsigned warp = 0; warp < b.warps.size(); ++warp) {
+    const Warp& w = b.warps[warp];
+    if (!w.arrived) continue;
+    const Thread* first = b.threads[std::size_t(warp) * 32 + __builtin_ctz(w.arrived)];
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "      warp %u: lanes 0x%08x wait at a warp collective with mask 0x%08x; live lanes 0x%08x\n",
+                  warp, w.arrived, first->mask, w.live);
+    os << buf;
+  }
+  for (const Thread* t : b.threads) {
+    if (t->wait == Wait::none && t->spinning) {
+      os << "      thread " << dim_string(t->builtins.thread_idx) << " polls " << describe_address(const_cast<const void*>(t->poll_addr))
+         << "\n";
+    }
+  }
+  return os.str();
+}
+
+enum class Outcome { finished, stalled, aborted };
+
+// Passes over the block's threads until it ends, fails, or stalls: a pass in which every thread
+// that ran only polled and no store landed anywhere.
+Outcome run_block(Launch& L, Block& b) {
+  for (;;) {
+    order_threads(L, b);
+    const std::uint64_t epoch0 = store_epoch;
+    bool resumed = false, progressed = false;
+    for (unsigned i : b.order) {
+      Thread* t = b.threads[i];
+      if (t->wait != Wait::none) continue;
+      resumed = true;
+      t->spinning = false;
+      resume(t);
+      if (L.aborted) return Outcome::aborted;
+      if (!t->spinning) progressed = true;
+    }
+    if (b.live == 0) return Outcome::finished;
+    if (b.activemask_pending) {
+      resolve_activemask(b);
+      continue;
+    }
+    if (!resumed) {
+      record_failure(cudaErrorLaunchFailure,
+                     "threads of a block wait for each other forever (a barrier or warp collective that not "
+                     "every thread it waits for reaches):\n" + describe_waits(b));
+      return Outcome::aborted;
+    }
+    if (!progressed && store_epoch == epoch0) return Outcome::stalled;
+  }
+}
+
+std::string block_list(const std::vector<std::uint64_t>& ids, const dim3& g) {
+  std::ostringstream os;
+  std::size_t shown = 0;
+  for (std::uint64_t id : ids) {
+    if (shown++ == 16) {
+      os << " ... (" << ids.size() << " in all)";
+      break;
+    }
+    os << " " << dim_string(uint3{unsigned(id % g.x), unsigned((id / g.x) % g.y), unsigned(id / (std::uint64_t(g.x) * g.y))});
+  }
+  return os.str();
+}
+
+// ---- The watchdog: ends a process whose launch makes no progress at all (a thread looping without
+// touching memory cannot be interrupted by the cooperative scheduler). ----
+std::once_flag watchdog_once;
+void start_watchdog() {
+  std::thread([] {
+    std::uint64_t last_ticks = 0, last_epoch = 0;
+    auto still_since = std::chrono::steady_clock::now();
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      const auto now = std::chrono::steady_clock::now();
+      const std::uint64_t ticks = progress_ticks.load(std::memory_order_relaxed);
+      const std::uint64_t epoch = __atomic_load_n(&store_epoch, __ATOMIC_RELAXED);
+      if (!launch_in_flight.load() || ticks != last_ticks || epoch != last_epoch) {
+        last_ticks = ticks;
+        last_epoch = epoch;
+        still_since = now;
+        continue;
+      }
+      const double limit = options().watchdog_seconds;
+      if (limit > 0 && std::chrono::duration<double>(now - still_since).count() > limit) {
+        std::fprintf(stderr,
+                     "scanlab emulator: deadlock or endless loop: kernel `%s` made no progress (no thread "
+                     "switch, no store) for %.0f s; a thread is looping without touching memory.\n  %s\n",
+                     current_launch ? current_launch->kernel : "?", limit, describe_options().c_str());
+        std::fflush(stderr);
+        _exit(124);
+      }
+    }
+  }).detach();
+}
+
+}  // namespace
+
+// ---- Called from inside fibers ----------------------------------------------------------------
+
+void yield_to_scheduler() {
+  scheduler_context = std::move(scheduler_context).resume();
+}
+
+void fail_launch(cudaError_t error, const std::string& report) {
+  record_failure(error, report);
+  yield_to_scheduler();
+  std::abort();  // an aborted launch never resumes its threads
+}
+
+[[noreturn]] void outside_kernel(const char* what) {
+  std::fprintf(stderr, "scanlab emulator: %s used outside a kernel\n", what);
+  std::abort();
+}
+
+int block_barrier(int op, int predicate, const void* site) {
+  Thread* t = running;
+  if (!t) outside_kernel("__syncthreads");
+  Block& b = *t->block;
+  if (b.at_barrier == 0) {
+    b.barrier_site = site;
+    b.barrier_op = op;
+    b.barrier_count = 0;
+  }
+  ++b.at_barrier;
+  b.barrier_count += predicate != 0;
+  t->wait = Wait::barrier;
+  t->site = site;
+  if (b.at_barrier == b.live)
+    release_barrier(b);
+  else
+    yield_to_scheduler();
+  return t->barrier_result;
+}
+
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
+                              const void* site) {
+  Thread* t = running;
+  if (!t) outside_kernel("a warp intrinsic");
+  const unsigned bit = 1u << t->lane;
+  if (!(mask & bit)) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "thread %s (lane %u) called a warp collective with mask 0x%08x, which does not include it",
+                  dim_string(t->builtins.thread_idx).c_str(), t->lane, mask);
+    fail_launch(cudaErrorLaunchFailure, buf);
+  }
+  if (width < 1 || width > 32 || (width & (width - 1))) {
+    fail_launch(cudaErrorLaunchFailure, "a shuffle's width must be a power of two from 1 to 32, got " + std::to_string(width));
+  }
+  t->op = op;
+  t->mask = mask;
+  t->value = value;
+  t->arg = arg;
+  t->width = width;
+  t->site = site;
+  t->wait = Wait::warp;
+  Block& b = *t->block;
+  b.warps[t->warp].arrived |= bit;
+  try_complete(b, t->warp, mask);
+  if (t->wait == Wait::warp) yield_to_scheduler();
+  return t->result;
+}
+
+unsigned active_mask(const void* site) {
+  Thread* t = running;
+  if (!t) outside_kernel("__activemask");
+  Block& b = *t->block;
+  t->wait = Wait::activemask;
+  t->site = site;
+  b.warps[t->warp].activemask |= 1u << t->lane;
+  b.activemask_pending = true;
+  yield_to_scheduler();
+  return unsigned(t->result);
+}
+
+void poll(const volatile void* addr) {
+  Thread* t = running;
+  if (!t) return;
+  if (addr != nullptr && addr != t->poll_addr && addr != t->poll_prev) {
+    t->poll_prev = t->poll_addr;
+    t->poll_addr = addr;
+    t->polls = 0;
+  }
+  if (++t->polls >= kSpinPolls) {
+    t->polls = 0;
+    t->spinning = true;
+    yield_to_scheduler();
+  }
+}
+
+long long clock_ticks() {
+  static long long ticks = 0;
+  return ++ticks;
+}
+
+void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, const char* name) {
+  Thread* t = running;
+  if (!t) outside_kernel("a __shared__ variable");
+  Block& b = *t->block;
+  for (const SharedVar& v : b.vars)
+    if (v.key == key) return v.ptr;
+  Launch& L = *current_launch;
+  if (align == 0) align = 1;
+  std::size_t offset = (L.dynamic_bytes + b.shared_used + align - 1) / align * align;
+  if (offset + bytes > L.shared_limit) {
+    fail_launch(cudaErrorInvalidValue,
+                "shared memory exceeds the block's limit: `" + std::string(name) + "` needs " + std::to_string(bytes) +
+                    " bytes at offset " + std::to_string(offset) + ", limit " + std::to_string(L.shared_limit) +
+                    " bytes (dynamic " + std::to_string(L.dynamic_bytes) + ")");
+  }
+  char* p = b.shared + offset;
+  std::memset(p, 0xCD, bytes);
+  b.shared_used = offset + bytes - L.dynamic_bytes;
+  b.vars.push_back(SharedVar{key, p, bytes, name});
+  return p;
+}
+
+bool is_shared_address(const void* addr) {
+  const char* a = static_cast<const char*>(addr);
+  return arena_base && a >= arena_base && a < arena_base + kArenaBytes * kMaxResident;
+}
+
+std::string describe_thread(const Thread& t) {
+  std::string s = "block " + dim_string(t.builtins.block_idx) + " thread " + dim_string(t.builtins.thread_idx);
+  return s;
+}
+
+// ---- Called from the host side ------------------------------------------------------------------
+
+void record_failure(cudaError_t error, const std::string& report) {
+  Launch& L = *current_launch;
+  if (L.aborted) return;
+  L.aborted = true;
+  L.error = error;
+  std::string text = "scanlab emulator: kernel `" + std::string(L.kernel) + "` launched at " + L.file + ":" +
+                     std::to_string(L.line) + " failed: " + report;
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  text += "  " + describe_options() + "\n";
+  last_report = text;
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+unsigned default_resident_blocks(unsigned threads_per_block, std::size_t shared_bytes) {
+  const cudaDeviceProp& p = modelled_device();
+  unsigned by_threads = unsigned(p.maxThreadsPerMultiProcessor) / std::max(1u, threads_per_block);
+  unsigned by_blocks = unsigned(p.maxBlocksPerMultiProcessor);
+  unsigned by_smem = shared_bytes ? unsigned(p.sharedMemPerMultiprocessor / shared_bytes) : by_blocks;
+  unsigned per_sm = std::max(1u, std::min({by_threads, by_blocks, by_smem}));
+  return std::min(kMaxResident, per_sm * unsigned(p.multiProcessorCount));
+}
+
+void run_launch(Launch& L) {
+  std::call_once(watchdog_once, start_watchdog);
+  const dim3 g = L.config.grid;
+  L.blocks_total = std::uint64_t(g.x) * g.y * g.z;
+  const Options& opt = options();
+  L.rng.seed(opt.seed);
+  L.resident = opt.resident ? std::min(opt.resident, kMaxResident)
+                            : default_resident_blocks(L.threads_per_block, L.dynamic_bytes);
+
+  // Dispatch order: the order in which blocks are made resident.
+  std::vector<std::uint64_t> random_order;
+  if (opt.schedule == Schedule::random) {
+    random_order.resize(L.blocks_total);
+    for (std::uint64_t i = 0; i < L.blocks_total; ++i) random_order[i] = i;
+    std::shuffle(random_order.begin(), random_order.end(), L.rng);
+  }
+  auto dispatch = [&](std::uint64_t k) -> std::uint64_t {
+    switch (opt.schedule) {
+      case Schedule::reverse: return L.blocks_total - 1 - k;
+      case Schedule::random: return random_order[k];
+      default: return k;
+    }
+  };
+
+  std::vector<Block*> active;
+  std::vector<unsigned> free_slots;
+  for (unsigned s = L.resident; s-- > 0;) free_slots.push_back(s);
+  std::uint64_t next = 0;
+  std::size_t rr = 0;
+  launch_in_flight = true;
+
+  while (!L.aborted && (next < L.blocks_total || !active.empty())) {
+    // Prefer a resident block that can run: not stalled, or stalled before the latest store.
+    Block* pick = nullptr;
+    for (std::size_t k = 0; k < active.size() && !pick; ++k) {
+      Block* b = active[(rr + k) % active.size()];
+      if (!b->stalled || b->stall_epoch != store_epoch) {
+        pick = b;
+        rr = (rr + k + 1) % std::max<std::size_t>(1, active.size());
+      }
+    }
+    if (!pick && next < L.blocks_total && !free_slots.empty()) {
+      unsigned slot = free_slots.back();
+      free_slots.pop_back();
+      pick = start_block(L, dispatch(next++), slot);
+      active.push_back(pick);
+    }
+    if (!pick) {
+      std::ostringstream os;
+      os << "deadlock: every resident block is waiting and no store has landed since they began to wait.\n"
+         << "  resident blocks (" << active.size() << " of " << L.resident << " slots):\n";
+      for (Block* b : active) os << describe_waits(*b);
+      std::vector<std::uint64_t> never;
+      for (std::uint64_t k = next; k < L.blocks_total; ++k) never.push_back(dispatch(k));
+      if (!never.empty()) os << "  never made resident (" << never.size() << " blocks):" << block_list(never, g) << "\n";
+      record_failure(cudaErrorLaunchTimeout, os.str());
+      break;
+    }
+    pick->stalled = false;
+    Outcome outcome = run_block(L, *pick);
+    if (outcome == Outcome::finished) {
+      free_slots.push_back(pick->slot);
+      active.erase(std::find(active.begin(), active.end(), pick));
+      finish_block(pick);
+      ++L.blocks_done;
+    } else if (outcome == Outcome::stalled) {
+      pick->stalled = true;
+      pick->stall_epoch = store_epoch;
+    }
+  }
+  for (Block* b : active) abandon_block(b);
+  launch_in_flight = false;
+}
+
+const std::string& last_failure_report() { return last_report; }
+
+}  // namespace scanlab_emu::detail
+
+namespace scanlab_emu {
+void* static_shared(const void* key, std::size_t bytes, std::size_t align, const char* name) {
+  return detail::shared_static_impl(key, bytes, align, name);
+}
+void* dynamic_shared(std::size_t, const char*) {
+  detail::Thread* t = detail::running;
+  if (!t) detail::outside_kernel("extern __shared__ memory");
+  return t->block->dynamic;
+}
+}  // namespace scanlab_emu
