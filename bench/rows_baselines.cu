@@ -1,0 +1,55 @@
+// scanlab_bench: the two baselines every other row is compared with. `copy` is the memory
+// system's ceiling for an operation that reads n elements and writes n; `cub` is the
+// production scan (CUB's decoupled look-back, Merrill & Garland) that ships with the CUDA
+// Toolkit. CUB appears only here: chapter code is written without it.
+#include <cub/device/device_scan.cuh>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+
+#include "registry.hpp"
+
+namespace scanlab::bench {
+namespace {
+
+// CUB picks its offset type from num_items' type: 32-bit counts where they fit (what most
+// callers pass, and CUB's fastest path), 64-bit beyond.
+template <class T, class Count>
+cudaError_t cub_exclusive_sum(void* temp, size_t& temp_bytes, const T* in, T* out, Count n, cudaStream_t s) {
+  return cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, out, n, s);
+}
+
+template <class T>
+cudaError_t cub_exclusive_sum_any(void* temp, size_t& temp_bytes, const T* in, T* out, size_t n, cudaStream_t s) {
+  if (n <= std::numeric_limits<uint32_t>::max()) {
+    return cub_exclusive_sum(temp, temp_bytes, in, out, static_cast<uint32_t>(n), s);
+  }
+  return cub_exclusive_sum(temp, temp_bytes, in, out, static_cast<uint64_t>(n), s);
+}
+
+}  // namespace
+
+void register_baseline_rows(Registry& reg) {
+  Row& copy = reg.add({kCopyRow, "cudaMemcpyAsync device-to-device of the same n elements", Check::copy});
+  set_stateless(copy, [](const auto* in, auto* out, size_t n, cudaStream_t s) {
+    SCANLAB_CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(*in), cudaMemcpyDeviceToDevice, s));
+  });
+
+  Row& cub_row = reg.add({kCubRow, "cub::DeviceScan::ExclusiveSum (CUDA Toolkit CCCL)", Check::exclusive});
+  set_stateful(cub_row, [](auto tag, size_t n) {
+    using T = typename decltype(tag)::type;
+    size_t temp_bytes = 0;
+    SCANLAB_CUDA_CHECK(cub_exclusive_sum_any<T>(nullptr, temp_bytes, nullptr, nullptr, n, 0));
+    auto temp = std::make_shared<DeviceBuffer<unsigned char>>(temp_bytes > 0 ? temp_bytes : 1);
+    return [temp, temp_bytes](const T* in, T* out, size_t count, cudaStream_t s) {
+      size_t bytes = temp_bytes;
+      SCANLAB_CUDA_CHECK(cub_exclusive_sum_any<T>(temp->data(), bytes, in, out, count, s));
+    };
+  });
+}
+
+}  // namespace scanlab::bench
