@@ -9,3 +9,4 @@
 #include "scanlab_emu/device.hpp"
 #include "scanlab_emu/launch.hpp"
 #include "scanlab_emu/options.hpp"
+#include "scanlab_emu/diagnostics.hpp"

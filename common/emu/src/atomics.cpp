@@ -28,9 +28,10 @@ T rmw(T* address, F&& update) {
 
 }  // namespace
 
-void fence(int) {
-  // The emulator is sequentially consistent for now: every store is visible at once, so a fence has
-  // nothing to order.
+// In the default (sequentially consistent) mode every store is visible at once and a fence has
+// nothing to order; in weak-memory mode a device- or system-scope fence commits the thread's stores.
+void fence(int scope) {
+  if (Thread* t = running; t && weak_memory && scope >= 1) weak_fence(t);
 }
 
 void volatile_access(const void* addr, std::size_t, bool is_write) {

@@ -20,6 +20,14 @@ namespace scanlab_emu::detail {
 struct Block;
 struct Launch;
 
+// One shared-memory access of one lane, kept until its warp's accesses are grouped into warp-wide
+// instructions for the bank-conflict count.
+struct BankAccess {
+  const void* pc;
+  std::uintptr_t word;   // address >> 2
+  std::uint32_t words;   // 4-byte words touched
+};
+
 enum class Wait : std::uint8_t { none, barrier, warp, activemask, exited };
 
 struct Thread {
@@ -47,9 +55,11 @@ struct Thread {
   const volatile void* poll_addr = nullptr;
   const volatile void* poll_prev = nullptr;
   unsigned polls = 0;
+  std::vector<BankAccess> bank_log;
 };
 
 struct Warp {
+  std::uint32_t sync_epoch = 0;  // changes whenever a collective of this warp completes
   unsigned live = 0;       // lanes not exited
   unsigned arrived = 0;    // lanes waiting at a collective
   unsigned activemask = 0; // lanes waiting in __activemask
@@ -81,6 +91,8 @@ struct Block {
   char* dynamic = nullptr;
   bool stalled = false;
   std::uint64_t stall_epoch = 0;
+  std::uint32_t epoch = 0;            // barrier interval, unique across all blocks (race checker)
+  unsigned phase = 0;                 // barriers this block has passed
 };
 
 struct Launch {
@@ -127,6 +139,33 @@ inline void note_store(Thread* t) {
   __atomic_store_n(&store_epoch, store_epoch + 1, __ATOMIC_RELAXED);
   t->polls = 0;
 }
+
+// ---- diagnostics (diagnostics.cpp) ----
+extern bool observe_shared;             // race checker or bank counter on for this launch
+void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc);
+void diag_block_started(Block& b);
+void diag_barrier_released(Block& b);
+void diag_warp_synced(Block& b, unsigned warp);
+void diag_block_finished(Block& b);
+void diag_launch_started(Launch& L);
+void diag_launch_finished(Launch& L);
+void report_misuse(const std::string& message);
+void report_misuse_once(const void* site, const std::string& message);  // once per launch and site
+std::string symbolize(const void* pc);
+constexpr std::size_t kArenaBytes = 256 * 1024;  // shared memory per resident slot
+constexpr unsigned kMaxResident = 1024;
+char* shared_arena_base();
+
+// ---- weak-memory mode (weak_memory.cpp) ----
+extern bool weak_memory;                 // this launch runs in weak-memory mode
+bool weak_memory_on();
+void weak_launch_started(std::uint64_t seed);
+void weak_store(Thread* t, const void* addr, std::size_t bytes);
+void weak_fence(Thread* t);
+void weak_switch_in(Block& b);
+void weak_switch_out(Block& b, bool finished);
+void weak_drain_step();
+bool weak_commit_all(const std::vector<Block*>& not_running);
 
 // Device properties of the modelled GPU.
 const cudaDeviceProp& modelled_device();

@@ -54,6 +54,7 @@ Options from_environment() {
   }
   if (const char* v = std::getenv("SCANLAB_EMU_RACECHECK")) o.racecheck = parse_flag("SCANLAB_EMU_RACECHECK", v);
   if (const char* v = std::getenv("SCANLAB_EMU_BANKS")) o.banks = parse_flag("SCANLAB_EMU_BANKS", v);
+  if (const char* v = std::getenv("SCANLAB_EMU_COMPARE_ORDERS")) o.compare_orders = parse_flag("SCANLAB_EMU_COMPARE_ORDERS", v);
   if (const char* v = std::getenv("SCANLAB_EMU_TRACE")) o.trace = v;
   if (const char* v = std::getenv("SCANLAB_EMU_WATCHDOG")) o.watchdog_seconds = double(parse_unsigned("SCANLAB_EMU_WATCHDOG", v));
   if (const char* v = std::getenv("SCANLAB_EMU_STACK")) {

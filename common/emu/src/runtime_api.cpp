@@ -124,6 +124,63 @@ std::string describe_address(const void* addr) {
   return buf;
 }
 
+namespace {
+
+// Snapshot of every device allocation, to rerun a launch from the same state.
+std::vector<std::vector<char>> snapshot_device_memory() {
+  std::vector<std::vector<char>> copy;
+  for (auto& [p, a] : allocations) copy.emplace_back(p, p + a.bytes);
+  return copy;
+}
+void restore_device_memory(const std::vector<std::vector<char>>& copy) {
+  std::size_t i = 0;
+  for (auto& [p, a] : allocations) std::memcpy(const_cast<char*>(p), copy[i++].data(), a.bytes);
+}
+
+// A kernel whose results depend on the order threads run between barriers has a race: run it under
+// each order from the same starting memory and report the first difference.
+void run_under_each_order(Launch& L) {
+  Options& opt = options();
+  const ThreadOrder saved = opt.thread_order;
+  const ThreadOrder orders[] = {ThreadOrder::forward, ThreadOrder::reverse, ThreadOrder::random};
+  const auto before = snapshot_device_memory();
+  std::vector<std::vector<char>> reference;
+  for (ThreadOrder order : orders) {
+    if (!reference.empty()) restore_device_memory(before);
+    opt.thread_order = order;
+    run_launch(L);
+    if (L.aborted) break;
+    auto after = snapshot_device_memory();
+    if (reference.empty()) {
+      reference = std::move(after);
+      continue;
+    }
+    std::size_t k = 0;
+    for (auto& [p, a] : allocations) {
+      const std::vector<char>& x = reference[k];
+      const std::vector<char>& y = after[k++];
+      std::size_t first = a.bytes, count = 0;
+      for (std::size_t i = 0; i < a.bytes; ++i)
+        if (x[i] != y[i]) {
+          if (first == a.bytes) first = i;
+          ++count;
+        }
+      if (count) {
+        const std::string msg = std::string("kernel `") + L.kernel + "`: outputs differ between thread orders forward and " + std::string(to_string(order)) +
+                      ": allocation #" + std::to_string(a.id) + ", first at byte " + std::to_string(first) + " (" +
+                      std::to_string(count) + " bytes differ): the kernel has a race";
+        report_misuse(msg);
+        std::fprintf(stderr, "scanlab emulator: %s\n  %s\n", msg.c_str(), describe_options().c_str());
+        break;
+      }
+    }
+  }
+  if (!L.aborted && !reference.empty()) restore_device_memory(reference);  // keep the forward order's result
+  opt.thread_order = saved;
+}
+
+}  // namespace
+
 void launch_erased(const LaunchConfig& config, const char* kernel, const char* file, int line,
                    KernelBody body, void* context) {
   if (running) {
@@ -157,7 +214,10 @@ void launch_erased(const LaunchConfig& config, const char* kernel, const char* f
   L.dynamic_bytes = config.shared_bytes;
   L.shared_limit = limit;
   current_launch = &L;
-  run_launch(L);
+  if (options().compare_orders)
+    run_under_each_order(L);
+  else
+    run_launch(L);
   current_launch = nullptr;
   if (L.aborted) {
     pending_error = L.error;

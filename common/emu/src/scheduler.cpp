@@ -28,8 +28,6 @@ std::uint64_t store_epoch = 0;
 namespace {
 
 constexpr unsigned kSpinPolls = 4;                     // polls of one address before yielding
-constexpr std::size_t kArenaBytes = 256 * 1024;        // shared memory per resident slot
-constexpr unsigned kMaxResident = 1024;
 
 boost::context::fiber scheduler_context;               // where a fiber returns to when it yields
 std::vector<Thread*> idle_threads;                     // the worker pool, reused across blocks
@@ -114,6 +112,7 @@ void release_barrier(Block& b) {
     }
   }
   b.at_barrier = 0;
+  diag_barrier_released(b);
 }
 
 // ---- Warp collectives -------------------------------------------------------------------------
@@ -152,14 +151,23 @@ void complete_collective(Block& b, Warp& w, unsigned warp, unsigned group) {
       case WarpOp::all: t.result = (ballot & t.mask) == (t.mask & group); break;
       default: {
         unsigned src = source_lane(t);
-        // A source lane outside the group is undefined on a GPU; the lane keeps its own value.
-        t.result = (src < 32 && ((group >> src) & 1u)) ? lanes[src]->value : t.value;
+        if (src < 32 && ((group >> src) & 1u)) {
+          t.result = lanes[src]->value;
+        } else {
+          // Undefined on a GPU: the source lane is inactive or outside the mask. It keeps its own value.
+          t.result = t.value;
+          report_misuse_once(t.site, "lane " + std::to_string(l) + " of warp " + std::to_string(warp) + " in block " +
+                                         dim_string(b.idx) + " shuffles from lane " + std::to_string(src) +
+                                         ", which is inactive or outside the mask, at " + symbolize(t.site) +
+                                         " (the value is undefined in CUDA)");
+        }
         break;
       }
     }
     t.wait = Wait::none;
   }
   w.arrived &= ~group;
+  diag_warp_synced(b, warp);
 }
 
 // A collective can complete when every live lane of its mask has arrived (lanes that exited or do
@@ -196,7 +204,12 @@ void thread_exited(Thread* t) {
   --b.live;
   Warp& w = b.warps[t->warp];
   w.live &= ~(1u << t->lane);
-  if (b.at_barrier > 0 && b.at_barrier == b.live) release_barrier(b);
+  if (b.at_barrier > 0) {
+    report_misuse_once(b.barrier_site, "threads exited while others of block " + dim_string(b.idx) +
+                                           " waited at __syncthreads at " + symbolize(b.barrier_site) +
+                                           " (undefined in CUDA: every thread of the block must reach the barrier)");
+    if (b.at_barrier == b.live) release_barrier(b);
+  }
   // A collective that waited for this lane may now be complete.
   if (w.arrived) {
     Thread** lanes = &b.threads[std::size_t(t->warp) * 32];
@@ -253,10 +266,12 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
     b->order[i] = i;
   }
   b->live = n;
+  diag_block_started(*b);
   return b;
 }
 
 void finish_block(Block* b) {
+  diag_block_finished(*b);
   for (Thread* t : b->threads) {
     t->block = nullptr;
     idle_threads.push_back(t);
@@ -429,6 +444,12 @@ int block_barrier(int op, int predicate, const void* site) {
     b.barrier_site = site;
     b.barrier_op = op;
     b.barrier_count = 0;
+  } else if (site != b.barrier_site) {
+    const std::string msg = "barrier divergence: thread " + dim_string(t->builtins.thread_idx) + " waits at __syncthreads at " +
+                            symbolize(site) + " while other threads of block " + dim_string(b.idx) + " wait at " +
+                            symbolize(b.barrier_site) + " (CUDA requires every thread of the block at the same barrier)";
+    report_misuse(msg);
+    fail_launch(cudaErrorLaunchFailure, msg);
   }
   ++b.at_barrier;
   b.barrier_count += predicate != 0;
@@ -448,9 +469,10 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   const unsigned bit = 1u << t->lane;
   if (!(mask & bit)) {
     char buf[200];
-    std::snprintf(buf, sizeof buf, "thread %s (lane %u) called a warp collective with mask 0x%08x, which does not include it",
+    std::snprintf(buf, sizeof buf, "thread %s (lane %u) called a warp collective with mask 0x%08x, which does not include it, at ",
                   dim_string(t->builtins.thread_idx).c_str(), t->lane, mask);
-    fail_launch(cudaErrorLaunchFailure, buf);
+    report_misuse(buf + symbolize(site));
+    fail_launch(cudaErrorLaunchFailure, buf + symbolize(site));
   }
   if (width < 1 || width > 32 || (width & (width - 1))) {
     fail_launch(cudaErrorLaunchFailure, "a shuffle's width must be a power of two from 1 to 32, got " + std::to_string(width));
@@ -523,6 +545,8 @@ void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, 
   return p;
 }
 
+char* shared_arena_base() { return arena_for_slot(0); }
+
 bool is_shared_address(const void* addr) {
   const char* a = static_cast<const char*>(addr);
   return arena_base && a >= arena_base && a < arena_base + kArenaBytes * kMaxResident;
@@ -560,6 +584,9 @@ unsigned default_resident_blocks(unsigned threads_per_block, std::size_t shared_
 
 void run_launch(Launch& L) {
   std::call_once(watchdog_once, start_watchdog);
+  diag_launch_started(L);
+  weak_memory = options().memory == Memory::weak;
+  if (weak_memory) weak_launch_started(options().seed);
   const dim3 g = L.config.grid;
   L.blocks_total = std::uint64_t(g.x) * g.y * g.z;
   const Options& opt = options();
@@ -605,6 +632,7 @@ void run_launch(Launch& L) {
       pick = start_block(L, dispatch(next++), slot);
       active.push_back(pick);
     }
+    if (!pick && weak_memory && weak_commit_all(active)) continue;  // let pending stores land first
     if (!pick) {
       std::ostringstream os;
       os << "deadlock: every resident block is waiting and no store has landed since they began to wait.\n"
@@ -617,7 +645,12 @@ void run_launch(Launch& L) {
       break;
     }
     pick->stalled = false;
+    if (weak_memory) weak_switch_in(*pick);
     Outcome outcome = run_block(L, *pick);
+    if (weak_memory) {
+      weak_switch_out(*pick, outcome == Outcome::finished);
+      weak_drain_step();
+    }
     if (outcome == Outcome::finished) {
       free_slots.push_back(pick->slot);
       active.erase(std::find(active.begin(), active.end(), pick));
@@ -628,8 +661,11 @@ void run_launch(Launch& L) {
       pick->stall_epoch = store_epoch;
     }
   }
+  if (weak_memory) weak_commit_all(active);  // the end of a kernel makes every store visible
+  weak_memory = false;
   for (Block* b : active) abandon_block(b);
   launch_in_flight = false;
+  diag_launch_finished(L);
 }
 
 const std::string& last_failure_report() { return last_report; }

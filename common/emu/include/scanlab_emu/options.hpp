@@ -19,13 +19,15 @@ struct Options {
   bool racecheck = false;       // shared-memory hazards
   bool banks = false;           // shared-memory bank-conflict degrees
   Memory memory = Memory::sc;
+  bool compare_orders = false;  // run each launch under forward, reverse and random thread orders and
+                                // report device memory that differs between them (a race)
   std::string trace;            // JSON-lines trace file, empty = no trace
   double watchdog_seconds = 20; // a launch with no emulated progress for this long is ended
   std::size_t stack_bytes = 64 * 1024;  // per emulated thread, with a guard page below
 };
 
 // The options in force. The first call reads SCANLAB_EMU_SCHEDULE, _THREAD_ORDER, _SEED, _RESIDENT,
-// _RACECHECK, _BANKS, _MEMORY, _TRACE, _WATCHDOG, _STACK; a bad value is reported and exits with 2.
+// _RACECHECK, _BANKS, _MEMORY, _COMPARE_ORDERS, _TRACE, _WATCHDOG, _STACK; a bad value is reported and exits with 2.
 Options& options();
 
 // One line naming the options that decide the run, printed with every failure so it can be replayed.

@@ -1,0 +1,57 @@
+// What the emulator's checkers found, for tests and tools (printed reports go to stderr).
+// The race checker and the bank-conflict counter see every shared-memory access of a kernel
+// through the thread-sanitizer hooks (common/emu/src/hooks.cpp).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace scanlab_emu {
+
+enum class Hazard { raw, war, waw };
+
+struct HazardReport {
+  Hazard kind;
+  std::string kernel;
+  std::string variable;       // the shared variable, or "" when unknown
+  std::size_t byte_offset;    // within the variable (or the arena)
+  std::size_t index;          // byte_offset / access size
+  unsigned block[3];
+  unsigned first_thread[3], second_thread[3];  // first = the earlier access in the emulator's order
+  std::string first_site, second_site;          // file:line (or an address when no line is known)
+  std::uint64_t occurrences;
+};
+
+// One shared-memory instruction of one kernel, at one barrier interval of its blocks
+// ("phase" = barriers the block had passed), summed over blocks and warps.
+struct BankRecord {
+  std::string kernel;
+  std::string site;           // file:line
+  unsigned phase;
+  std::uint64_t warp_accesses;
+  std::uint64_t extra_wavefronts;   // wavefronts beyond the conflict-free count
+  std::array<std::uint64_t, 33> degree_count;  // [d] = warp accesses whose worst bank held d words
+};
+
+struct MisuseReport {
+  std::string kernel;
+  std::string message;
+};
+
+struct Diagnostics {
+  std::vector<HazardReport> hazards;     // distinct hazards (by kind and the two sites)
+  std::vector<BankRecord> banks;
+  std::vector<MisuseReport> misuse;      // barrier/warp misuse, differing outputs across orders
+};
+
+// Everything found since the last reset (all launches).
+const Diagnostics& diagnostics();
+void reset_diagnostics();
+
+// The text of the last failed launch's report ("" if none failed).
+std::string last_failure_report();
+
+const char* to_string(Hazard);
+
+}  // namespace scanlab_emu

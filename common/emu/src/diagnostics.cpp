@@ -1,0 +1,357 @@
+// The emulator's checkers for shared memory (design.md §4):
+//  - the race checker: read-after-write, write-after-read and write-after-write between two threads
+//    of a block with no barrier between them; lanes of one warp count as ordered once a warp
+//    collective (__syncwarp, a shuffle, a ballot) completed between their accesses. These are the
+//    hazard classes compute-sanitizer's racecheck reports.
+//  - the bank-conflict counter: the accesses of a warp's lanes between two synchronisation points
+//    are grouped into warp-wide instructions (the k-th execution of one instruction by each lane);
+//    an instruction's degree is the largest number of distinct 4-byte words that fall in one of the
+//    32 banks (lanes reading the same word are served by one broadcast).
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <tuple>
+#include <unordered_map>
+
+#include "internal.hpp"
+
+namespace scanlab_emu::detail {
+
+bool observe_shared = false;
+
+namespace {
+
+Diagnostics found;
+std::uint32_t global_epoch = 0;
+
+// ---- shadow memory for the race checker: one record per 4-byte word of every slot's arena ----
+struct WordShadow {
+  std::uint32_t write_epoch = 0, read_epoch = 0;
+  std::uint32_t write_sync = 0, read_sync = 0;  // the accessing warp's sync_epoch at the access
+  std::uint16_t writer = 0, reader = 0;         // linear thread index + 1 (0 = none)
+  bool many_readers = false;
+  const void* write_pc = nullptr;
+  const void* read_pc = nullptr;
+};
+std::vector<std::unique_ptr<WordShadow[]>> shadows;  // by slot, allocated on first use
+
+struct HazardKey {
+  Hazard kind;
+  const void* first_pc;
+  const void* second_pc;
+  bool operator<(const HazardKey& o) const {
+    return std::tie(kind, first_pc, second_pc) < std::tie(o.kind, o.first_pc, o.second_pc);
+  }
+};
+std::map<HazardKey, std::size_t> hazard_index;  // into launch_hazards
+std::vector<HazardReport> launch_hazards;
+
+struct BankKey {
+  const void* pc;
+  unsigned phase;
+  bool operator<(const BankKey& o) const { return std::tie(pc, phase) < std::tie(o.pc, o.phase); }
+};
+std::map<BankKey, BankRecord> launch_banks;
+std::size_t launch_misuse_start = 0;
+std::vector<const void*> misuse_sites;  // sites already reported in this launch
+
+Launch* launch_now = nullptr;
+
+uint3 thread_coords(const Block& b, unsigned linear) { return b.threads[linear]->builtins.thread_idx; }
+
+void set3(unsigned out[3], uint3 v) {
+  out[0] = v.x;
+  out[1] = v.y;
+  out[2] = v.z;
+}
+
+std::string coords(const unsigned v[3]) {
+  return "(" + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," + std::to_string(v[2]) + ")";
+}
+
+void find_variable(const Block& b, const char* addr, std::string& name, std::size_t& offset) {
+  for (const SharedVar& v : b.vars) {
+    if (addr >= v.ptr && addr < v.ptr + v.bytes) {
+      name = v.name;
+      offset = std::size_t(addr - v.ptr);
+      return;
+    }
+  }
+  if (launch_now && addr >= b.dynamic && addr < b.dynamic + launch_now->dynamic_bytes) {
+    name = "extern __shared__";
+    offset = std::size_t(addr - b.dynamic);
+    return;
+  }
+  name = "";
+  offset = std::size_t(addr - b.shared);
+}
+
+void record_hazard(Hazard kind, const Block& b, unsigned first, const void* first_pc, unsigned second,
+                   const void* second_pc, const char* addr, std::size_t bytes) {
+  HazardKey key{kind, first_pc, second_pc};
+  auto it = hazard_index.find(key);
+  if (it != hazard_index.end()) {
+    ++launch_hazards[it->second].occurrences;
+    return;
+  }
+  HazardReport r{};
+  r.kind = kind;
+  r.kernel = launch_now ? launch_now->kernel : "";
+  find_variable(b, addr, r.variable, r.byte_offset);
+  r.index = r.byte_offset / std::max<std::size_t>(bytes, 1);
+  set3(r.block, b.idx);
+  set3(r.first_thread, thread_coords(b, first));
+  set3(r.second_thread, thread_coords(b, second));
+  r.first_site = symbolize(first_pc);
+  r.second_site = symbolize(second_pc);
+  r.occurrences = 1;
+  hazard_index.emplace(key, launch_hazards.size());
+  launch_hazards.push_back(std::move(r));
+}
+
+// Lanes of one warp are ordered when a collective of that warp completed between the two accesses.
+bool warp_ordered(const Block& b, unsigned me, unsigned other, std::uint32_t other_sync) {
+  return me / 32 == other / 32 && b.warps[me / 32].sync_epoch != other_sync;
+}
+
+void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, const void* pc) {
+  Block& b = *t->block;
+  char* base = shared_arena_base();
+  const std::size_t off = std::size_t(addr - base);
+  const std::size_t slot = off / kArenaBytes;
+  if (shadows.size() <= slot) shadows.resize(slot + 1);
+  if (!shadows[slot]) shadows[slot].reset(new WordShadow[kArenaBytes / 4]);
+  WordShadow* shadow = shadows[slot].get();
+  const unsigned me = t->linear;
+  const std::uint16_t me1 = std::uint16_t(me + 1);
+  const std::uint32_t E = b.epoch, sync = b.warps[t->warp].sync_epoch;
+  const std::size_t first_word = (off % kArenaBytes) / 4;
+  const std::size_t last_word = std::min((off % kArenaBytes + bytes - 1) / 4, kArenaBytes / 4 - 1);
+  for (std::size_t w = first_word; w <= last_word; ++w) {
+    WordShadow& s = shadow[w];
+    if (!is_write) {
+      if (s.writer && s.write_epoch == E && s.writer != me1 && !warp_ordered(b, me, s.writer - 1u, s.write_sync))
+        record_hazard(Hazard::raw, b, s.writer - 1u, s.write_pc, me, pc, addr, bytes);
+      if (s.read_epoch != E) {
+        s.read_epoch = E;
+        s.reader = me1;
+        s.read_pc = pc;
+        s.read_sync = sync;
+        s.many_readers = false;
+      } else if (s.reader != me1) {
+        s.many_readers = true;
+      }
+    } else {
+      if (s.writer && s.write_epoch == E && s.writer != me1 && !warp_ordered(b, me, s.writer - 1u, s.write_sync))
+        record_hazard(Hazard::waw, b, s.writer - 1u, s.write_pc, me, pc, addr, bytes);
+      if (s.read_epoch == E && s.reader && (s.reader != me1 || s.many_readers)) {
+        const unsigned other = s.reader != me1 ? s.reader - 1u : me;
+        if (other != me ? !warp_ordered(b, me, other, s.read_sync) : true)
+          record_hazard(Hazard::war, b, other, s.read_pc, me, pc, addr, bytes);
+      }
+      s.writer = me1;
+      s.write_epoch = E;
+      s.write_pc = pc;
+      s.write_sync = sync;
+    }
+  }
+}
+
+// Groups the logged accesses of one warp into warp-wide instructions and counts their conflicts.
+void flush_banks(Block& b, unsigned warp) {
+  Thread** lanes = &b.threads[std::size_t(warp) * 32];
+  const unsigned nlanes = std::min<unsigned>(32, unsigned(b.threads.size()) - warp * 32);
+  bool any = false;
+  for (unsigned l = 0; l < nlanes; ++l) any |= !lanes[l]->bank_log.empty();
+  if (!any) return;
+  // instruction (pc, k-th execution) -> the words its lanes touched
+  std::map<std::pair<const void*, unsigned>, std::vector<std::uintptr_t>> instructions;
+  std::unordered_map<const void*, unsigned> seen;
+  for (unsigned l = 0; l < nlanes; ++l) {
+    seen.clear();
+    for (const BankAccess& a : lanes[l]->bank_log) {
+      auto& words = instructions[{a.pc, seen[a.pc]++}];
+      for (std::uint32_t k = 0; k < a.words; ++k) words.push_back(a.word + k);
+    }
+    lanes[l]->bank_log.clear();
+  }
+  for (auto& [key, words] : instructions) {
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    unsigned per_bank[32] = {};
+    for (std::uintptr_t w : words) ++per_bank[w & 31];
+    const unsigned degree = *std::max_element(per_bank, per_bank + 32);
+    const unsigned ideal = unsigned((words.size() + 31) / 32);  // wide accesses need several wavefronts anyway
+    BankRecord& r = launch_banks[BankKey{key.first, b.phase}];
+    if (r.warp_accesses == 0) {
+      r.kernel = launch_now ? launch_now->kernel : "";
+      r.site = symbolize(key.first);
+      r.phase = b.phase;
+      r.degree_count.fill(0);
+    }
+    ++r.warp_accesses;
+    ++r.degree_count[std::min(degree, 32u)];
+    r.extra_wavefronts += degree > ideal ? degree - ideal : 0;
+  }
+}
+
+void print_launch_reports(const Launch& L) {
+  const Options& opt = options();
+  if (opt.racecheck) {
+    for (const HazardReport& h : launch_hazards) {
+      std::fprintf(stderr,
+                   "racecheck: %s hazard in kernel `%s`, block %s: thread %s at %s and thread %s at %s access shared "
+                   "%s%s[%zu] (byte %zu) with no barrier between them (%" PRIu64 " time%s)\n",
+                   to_string(h.kind), h.kernel.c_str(), coords(h.block).c_str(), coords(h.first_thread).c_str(),
+                   h.first_site.c_str(), coords(h.second_thread).c_str(), h.second_site.c_str(),
+                   h.variable.empty() ? "memory" : "`", (h.variable.empty() ? std::string() : h.variable + "`").c_str(),
+                   h.index, h.byte_offset, h.occurrences, h.occurrences == 1 ? "" : "s");
+    }
+    std::fprintf(stderr, "racecheck: kernel `%s`: %zu hazard%s\n", L.kernel, launch_hazards.size(),
+                 launch_hazards.size() == 1 ? "" : "s");
+  }
+  if (opt.banks) {
+    // Per source line, summed over phases.
+    std::map<std::string, BankRecord> by_site;
+    std::uint64_t extra = 0;
+    for (auto& [key, r] : launch_banks) {
+      BankRecord& s = by_site[r.site];
+      if (s.warp_accesses == 0) {
+        s = r;
+      } else {
+        s.warp_accesses += r.warp_accesses;
+        s.extra_wavefronts += r.extra_wavefronts;
+        for (int d = 0; d <= 32; ++d) s.degree_count[d] += r.degree_count[d];
+      }
+      extra += r.extra_wavefronts;
+    }
+    std::fprintf(stderr, "banks: kernel `%s` (32 banks of 4 bytes; degree = most distinct words in one bank)\n", L.kernel);
+    for (auto& [site, r] : by_site) {
+      std::string hist;
+      for (int d = 32; d >= 1; --d)
+        if (r.degree_count[d]) hist += "  " + std::to_string(d) + "-way x " + std::to_string(r.degree_count[d]);
+      std::fprintf(stderr, "  %s:%s  (extra wavefronts %" PRIu64 ")\n", site.c_str(), hist.c_str(), r.extra_wavefronts);
+    }
+    std::fprintf(stderr, "banks: kernel `%s`: %" PRIu64 " extra wavefronts in all\n", L.kernel, extra);
+  }
+  for (std::size_t i = launch_misuse_start; i < found.misuse.size(); ++i)
+    std::fprintf(stderr, "scanlab emulator: kernel `%s`: %s\n", found.misuse[i].kernel.c_str(), found.misuse[i].message.c_str());
+}
+
+}  // namespace
+
+void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc) {
+  const Options& opt = options();
+  if (opt.racecheck) check_race(t, static_cast<const char*>(addr), bytes, is_write, pc);
+  if (opt.banks) {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
+    t->bank_log.push_back(BankAccess{pc, a >> 2, std::uint32_t(((a + bytes - 1) >> 2) - (a >> 2) + 1)});
+  }
+}
+
+void diag_block_started(Block& b) {
+  b.epoch = ++global_epoch;
+  b.phase = 0;
+  for (Warp& w : b.warps) w.sync_epoch = ++global_epoch;
+}
+
+void diag_barrier_released(Block& b) {
+  if (!observe_shared) return;
+  if (options().banks)
+    for (unsigned w = 0; w < b.warps.size(); ++w) flush_banks(b, w);
+  b.epoch = ++global_epoch;
+  ++b.phase;
+}
+
+void diag_warp_synced(Block& b, unsigned warp) {
+  if (!observe_shared) return;
+  if (options().banks) flush_banks(b, warp);
+  b.warps[warp].sync_epoch = ++global_epoch;
+}
+
+void diag_block_finished(Block& b) {
+  if (!observe_shared) return;
+  if (options().banks)
+    for (unsigned w = 0; w < b.warps.size(); ++w) flush_banks(b, w);
+}
+
+void diag_launch_started(Launch& L) {
+  launch_now = &L;
+  const Options& opt = options();
+  observe_shared = opt.racecheck || opt.banks;
+  hazard_index.clear();
+  launch_hazards.clear();
+  launch_banks.clear();
+  launch_misuse_start = found.misuse.size();
+  misuse_sites.clear();
+}
+
+void diag_launch_finished(Launch& L) {
+  print_launch_reports(L);
+  for (HazardReport& h : launch_hazards) found.hazards.push_back(std::move(h));
+  for (auto& [key, r] : launch_banks) found.banks.push_back(std::move(r));
+  launch_hazards.clear();
+  launch_banks.clear();
+  observe_shared = false;
+  launch_now = nullptr;
+}
+
+void report_misuse(const std::string& message) {
+  found.misuse.push_back(MisuseReport{launch_now ? launch_now->kernel : "", message});
+}
+
+void report_misuse_once(const void* site, const std::string& message) {
+  if (std::find(misuse_sites.begin(), misuse_sites.end(), site) != misuse_sites.end()) return;
+  misuse_sites.push_back(site);
+  report_misuse(message);
+}
+
+// file:line for a code address, through addr2line (binutils); cached.
+std::string symbolize(const void* pc) {
+  static std::unordered_map<const void*, std::string> cache;
+  auto it = cache.find(pc);
+  if (it != cache.end()) return it->second;
+  char fallback[32];
+  std::snprintf(fallback, sizeof fallback, "%p", pc);
+  std::string result = fallback;
+  Dl_info info{};
+  if (pc && dladdr(pc, &info) && info.dli_fname) {
+    const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%" PRIxPTR, offset);
+    const std::string cmd = "addr2line -e '" + std::string(info.dli_fname) + "' " + hex + " 2>/dev/null";
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+      char line[1024];
+      if (std::fgets(line, sizeof line, p)) {
+        std::string s = line;
+        while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+        if (auto paren = s.find(" (discriminator"); paren != std::string::npos) s.erase(paren);
+        if (!s.empty() && s.rfind("??", 0) != 0) result = s;
+      }
+      pclose(p);
+    }
+  }
+  cache.emplace(pc, result);
+  return result;
+}
+
+}  // namespace scanlab_emu::detail
+
+namespace scanlab_emu {
+const Diagnostics& diagnostics() { return detail::found; }
+void reset_diagnostics() { detail::found = Diagnostics{}; }
+std::string last_failure_report() { return detail::last_failure_report(); }
+const char* to_string(Hazard h) {
+  switch (h) {
+    case Hazard::raw: return "read-after-write";
+    case Hazard::war: return "write-after-read";
+    default: return "write-after-write";
+  }
+}
+}  // namespace scanlab_emu
