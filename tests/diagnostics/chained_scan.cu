@@ -20,9 +20,11 @@ __global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile 
   __shared__ int s[kTile];
   __shared__ int tile_id;
   __shared__ int carry;
+  // --8<-- [start:ticket]
   if (threadIdx.x == 0) tile_id = ticketed ? int(atomicAdd(ticket, 1u)) : int(blockIdx.x);
   __syncthreads();
   const int tile = tile_id;
+  // --8<-- [end:ticket]
   const int i = tile * kTile + int(threadIdx.x);
   s[threadIdx.x] = i < n ? in[i] : 0;
   __syncthreads();
@@ -32,6 +34,7 @@ __global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile 
     s[threadIdx.x] += v;
     __syncthreads();
   }
+  // --8<-- [start:publish]
   if (threadIdx.x == 0) {
     int before = 0;
     if (tile > 0) {
@@ -50,6 +53,7 @@ __global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile 
     }
     carry = before;
   }
+  // --8<-- [end:publish]
   __syncthreads();
   if (i < n) out[i] = carry + s[threadIdx.x];
 }

@@ -15,10 +15,12 @@ __global__ void hillis_steele_inplace_inclusive(int* data) {
   const int t = threadIdx.x;
   s[t] = data[t];
   __syncthreads();
+  // --8<-- [start:inplace]
   for (int offset = 1; offset < kN; offset *= 2) {
     if (t >= offset) s[t] += s[t - offset];  // reads a neighbour that may already have added
     __syncthreads();
   }
+  // --8<-- [end:inplace]
   data[t] = s[t];
 }
 

@@ -213,6 +213,7 @@ void print_launch_reports(const Launch& L) {
                    h.variable.empty() ? "memory" : "`", (h.variable.empty() ? std::string() : h.variable + "`").c_str(),
                    h.index, h.byte_offset, h.occurrences, h.occurrences == 1 ? "" : "s");
     }
+    if (!launch_hazards.empty()) std::fprintf(stderr, "racecheck: %s\n", describe_options().c_str());
     std::fprintf(stderr, "racecheck: kernel `%s`: %zu hazard%s\n", L.kernel, launch_hazards.size(),
                  launch_hazards.size() == 1 ? "" : "s");
   }
