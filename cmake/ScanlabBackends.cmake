@@ -17,6 +17,7 @@ set(SCANLAB_EMU_KERNEL_FLAGS
     --param=tsan-distinguish-volatile=1
     --param=tsan-instrument-func-entry-exit=0
     -fno-omit-frame-pointer
+    -fno-optimize-sibling-calls
     CACHE INTERNAL "Flags for kernel translation units built for the emulator")
 
 set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo CACHE INTERNAL "Flags for nvcc")

@@ -196,8 +196,13 @@ void launch_erased(const LaunchConfig& config, const char* kernel, const char* f
     set_error(cudaErrorInvalidConfiguration);
     return;
   }
-  const std::size_t limit = std::max<std::size_t>(p.sharedMemPerBlock, max_dynamic_optin);
-  if (config.shared_bytes > limit) {
+  // Without an opt-in a block's static + dynamic shared memory must fit in 48 KiB. An opt-in raises the
+  // dynamic allowance, and then static + dynamic may reach sharedMemPerBlockOptin. (The emulator does not
+  // know which kernel a launch runs, so an opt-in counts for every kernel; static sizes are known only
+  // when the kernel declares them, so an excess there fails the launch from inside.)
+  const std::size_t dynamic_allowance = std::max<std::size_t>(p.sharedMemPerBlock, max_dynamic_optin);
+  const std::size_t limit = max_dynamic_optin ? p.sharedMemPerBlockOptin : p.sharedMemPerBlock;
+  if (config.shared_bytes > dynamic_allowance) {
     set_error(cudaErrorInvalidValue);
     return;
   }

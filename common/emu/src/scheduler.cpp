@@ -118,17 +118,18 @@ void release_barrier(Block& b) {
 // ---- Warp collectives -------------------------------------------------------------------------
 
 unsigned source_lane(const Thread& t) {
-  const unsigned w = unsigned(t.width), lane = t.lane;
+  // As shfl.sync does, shuffles use the low five bits of the lane, offset or lane mask.
+  const unsigned w = unsigned(t.width), lane = t.lane, arg = unsigned(t.arg) & 31u;
   const unsigned seg = lane & ~(w - 1), max_lane = seg | (w - 1);
   switch (t.op) {
-    case WarpOp::shfl_idx: return seg | (unsigned(t.arg) & (w - 1));
-    case WarpOp::shfl_up: return (lane & (w - 1)) < unsigned(t.arg) ? lane : lane - unsigned(t.arg);
+    case WarpOp::shfl_idx: return seg | (arg & (w - 1));
+    case WarpOp::shfl_up: return (lane & (w - 1)) < arg ? lane : lane - arg;
     case WarpOp::shfl_down: {
-      unsigned j = lane + unsigned(t.arg);
+      unsigned j = lane + arg;
       return j > max_lane ? lane : j;
     }
     case WarpOp::shfl_xor: {
-      unsigned j = lane ^ unsigned(t.arg);
+      unsigned j = lane ^ arg;
       return j > max_lane ? lane : j;
     }
     default: return lane;
@@ -444,7 +445,9 @@ int block_barrier(int op, int predicate, const void* site) {
     b.barrier_site = site;
     b.barrier_op = op;
     b.barrier_count = 0;
-  } else if (site != b.barrier_site) {
+  } else if (site != b.barrier_site && symbolize(site) != symbolize(b.barrier_site)) {
+    // Different addresses can be one source barrier (the compiler may duplicate a call); different
+    // source lines cannot.
     const std::string msg = "barrier divergence: thread " + dim_string(t->builtins.thread_idx) + " waits at __syncthreads at " +
                             symbolize(site) + " while other threads of block " + dim_string(b.idx) + " wait at " +
                             symbolize(b.barrier_site) + " (CUDA requires every thread of the block at the same barrier)";
@@ -455,10 +458,13 @@ int block_barrier(int op, int predicate, const void* site) {
   b.barrier_count += predicate != 0;
   t->wait = Wait::barrier;
   t->site = site;
-  if (b.at_barrier == b.live)
+  // The last thread to arrive releases the barrier and still yields, so that every thread starts the
+  // next barrier interval in the pass order of the thread-order policy.
+  if (b.at_barrier == b.live) {
     release_barrier(b);
-  else
-    yield_to_scheduler();
+    t->wait = Wait::none;
+  }
+  yield_to_scheduler();
   return t->barrier_result;
 }
 
