@@ -18,6 +18,7 @@ set(SCANLAB_EMU_KERNEL_FLAGS
     --param=tsan-instrument-func-entry-exit=0
     -fno-omit-frame-pointer
     -fno-optimize-sibling-calls
+    -gdwarf-4
     CACHE INTERNAL "Flags for kernel translation units built for the emulator")
 
 set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo CACHE INTERNAL "Flags for nvcc")

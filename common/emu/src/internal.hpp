@@ -7,7 +7,9 @@
 // policy; a thread runs until it reaches a barrier, a warp collective or a polling step, then its
 // fiber switches back to the scheduler. One pass over the threads is one barrier epoch.
 #pragma once
-#include <boost/context/fiber.hpp>
+#include <sys/mman.h>
+
+#include <boost/context/detail/fcontext.hpp>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -32,9 +34,13 @@ enum class Wait : std::uint8_t { none, barrier, warp, activemask, exited };
 
 struct Thread {
   ThreadBuiltins builtins{};      // what threadIdx & co. read
-  boost::context::fiber fiber;    // a persistent worker: runs one emulated thread after another
+  // A persistent worker fiber (Boost.Context's fcontext layer) that runs one emulated thread after
+  // another; `context` is its suspended state while another fiber or the scheduler runs.
+  boost::context::detail::fcontext_t context = nullptr;
   char* stack_lo = nullptr;       // this fiber's stack, to tell locals from shared/global memory
   char* stack_hi = nullptr;
+  void* stack_mapping = nullptr;  // the stack and the guard page below it
+  std::size_t stack_mapping_bytes = 0;
   Block* block = nullptr;
   unsigned linear = 0;            // linear thread index in the block
   unsigned lane = 0, warp = 0;
@@ -56,6 +62,15 @@ struct Thread {
   const volatile void* poll_prev = nullptr;
   unsigned polls = 0;
   std::vector<BankAccess> bank_log;
+
+  Thread() = default;
+  Thread(const Thread&) = delete;
+  Thread& operator=(const Thread&) = delete;
+  // A worker is freed with its stack; a suspended kernel frame on it is simply dropped (the launch
+  // failed), which is why emulated kernels must not own resources that need destructors.
+  ~Thread() {
+    if (stack_mapping) munmap(stack_mapping, stack_mapping_bytes);
+  }
 };
 
 struct Warp {
@@ -79,6 +94,9 @@ struct Block {
   std::vector<Thread*> threads;
   std::vector<Warp> warps;
   std::vector<unsigned> order;        // thread order of the current pass
+  bool ordered = false;               // order holds the policy's order
+  std::size_t pass_pos = 0;           // next position in `order` of the pass under way
+  bool pass_progressed = false;       // a thread of this pass did more than poll
   unsigned live = 0;                  // threads not exited
   unsigned at_barrier = 0;
   const void* barrier_site = nullptr;

@@ -1,11 +1,10 @@
 // The emulator's scheduler: worker fibers, blocks, barriers, warp collectives, polling, residency,
-// and deadlock detection (design.md §4). Builds on Boost.Context fibers; prior art that shaped it:
+// and deadlock detection (design.md §4). Builds on Boost.Context's raw fcontext switches; prior art:
 // ROCm HIP-CPU (fibers per thread), cuda4cpu (thread-order policies), the Numba CUDA simulator.
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
-#include <boost/context/protected_fixedsize_stack.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -29,36 +28,67 @@ namespace {
 
 constexpr unsigned kSpinPolls = 4;                     // polls of one address before yielding
 
-boost::context::fiber scheduler_context;               // where a fiber returns to when it yields
+namespace fctx = boost::context::detail;
+fctx::fcontext_t scheduler_context = nullptr;          // the scheduler, while a fiber runs
 std::vector<Thread*> idle_threads;                     // the worker pool, reused across blocks
 char* arena_base = nullptr;                            // kMaxResident arenas, one per slot
 std::atomic<std::uint64_t> progress_ticks{0};          // read by the watchdog thread
 std::atomic<bool> launch_in_flight{false};
 std::string last_report;
 
-// Records the stack bounds of each worker so stores to a thread's own stack are not "progress".
-struct RecordingStack {
-  Thread* thread;
-  boost::context::protected_fixedsize_stack inner;
-  boost::context::stack_context allocate() {
-    boost::context::stack_context sc = inner.allocate();
-    thread->stack_hi = static_cast<char*>(sc.sp);
-    thread->stack_lo = static_cast<char*>(sc.sp) - sc.size;
-    return sc;
-  }
-  void deallocate(boost::context::stack_context& sc) noexcept { inner.deallocate(sc); }
-};
-
 void run_thread_body(Thread* t);
 
+// ---- Switching between fibers ---------------------------------------------------------------
+// Within a pass a yielding thread switches straight to the next runnable thread of the pass, and
+// only the last one switches back to the scheduler: one context switch per thread and pass. Every
+// switch passes the switching thread (null: the scheduler) along; whoever wakes up stores the
+// suspended context it received into that thread's record.
+void adopt(fctx::transfer_t from) {
+  if (auto* t = static_cast<Thread*>(from.data))
+    t->context = from.fctx;
+  else
+    scheduler_context = from.fctx;
+}
+
+// `me` (null: the scheduler) hands the OS thread to `to` (null: the scheduler) and returns when
+// someone switches back to it.
+void switch_to(Thread* me, Thread* to) {
+  adopt(fctx::jump_fcontext(to ? to->context : scheduler_context, me));
+}
+
+void enter(Thread* t) {
+  running = t;
+  current_thread = &t->builtins;
+  t->spinning = false;
+  // One writer: a relaxed load and store, not a locked read-modify-write, on this hot path.
+  progress_ticks.store(progress_ticks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+void fiber_main(fctx::transfer_t from) {
+  adopt(from);
+  Thread* t = running;  // whoever switched here entered this thread first
+  for (;;) run_thread_body(t);
+}
+
+// Stacks are page-aligned and equally spaced; starting each one at a different multiple of 64 bytes
+// below its top keeps the tops of all stacks from competing for the same cache sets.
 Thread* make_worker() {
+  static unsigned colour = 0;
   auto* t = new Thread;
-  RecordingStack stack{t, boost::context::protected_fixedsize_stack(options().stack_bytes)};
-  t->fiber = boost::context::fiber(std::allocator_arg, stack, [t](boost::context::fiber&& sched) {
-    scheduler_context = std::move(sched);
-    for (;;) run_thread_body(t);
-    return boost::context::fiber{};
-  });
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  const std::size_t bytes = (options().stack_bytes + page - 1) / page * page;
+  void* m = mmap(nullptr, bytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
+                 -1, 0);
+  if (m == MAP_FAILED || mprotect(m, page, PROT_NONE) != 0) {
+    std::fprintf(stderr, "scanlab emulator: cannot map a %zu-byte fiber stack\n", bytes);
+    std::abort();
+  }
+  t->stack_mapping = m;
+  t->stack_mapping_bytes = bytes + page;
+  t->stack_lo = static_cast<char*>(m) + page;  // the guard page below catches an overflow
+  t->stack_hi = t->stack_lo + bytes;
+  const std::size_t offset = std::size_t((colour++ * 37u) % 64u) * 64u;
+  t->context = fctx::make_fcontext(t->stack_hi - offset, bytes - offset, &fiber_main);
   return t;
 }
 
@@ -69,11 +99,19 @@ Thread* acquire_worker() {
   return t;
 }
 
-void resume(Thread* t) {
-  running = t;
-  current_thread = &t->builtins;
-  progress_ticks.fetch_add(1, std::memory_order_relaxed);
-  t->fiber = std::move(t->fiber).resume();
+// The next thread of the block's current pass that can run, or null when the pass is over.
+Thread* next_in_pass(Block& b) {
+  while (b.pass_pos < b.order.size()) {
+    Thread* t = b.threads[b.order[b.pass_pos++]];
+    if (t->wait == Wait::none) return t;
+  }
+  return nullptr;
+}
+
+// From the scheduler: run the pass that starts with `t`; returns when the pass is over.
+void run_pass_from(Thread* t) {
+  enter(t);
+  switch_to(nullptr, t);
   running = nullptr;
   current_thread = nullptr;
 }
@@ -280,15 +318,11 @@ void finish_block(Block* b) {
   delete b;
 }
 
-// A block whose fibers are suspended mid-kernel (the launch failed): unwind and drop them.
+// A block whose fibers are suspended mid-kernel (the launch failed): drop them with their stacks.
 void abandon_block(Block* b) {
   for (Thread* t : b->threads) {
     if (t->has_work) {
-      running = t;
-      current_thread = &t->builtins;
-      delete t;  // destroying a suspended fiber unwinds its stack
-      running = nullptr;
-      current_thread = nullptr;
+      delete t;
     } else {
       t->block = nullptr;
       idle_threads.push_back(t);
@@ -297,14 +331,18 @@ void abandon_block(Block* b) {
   delete b;
 }
 
-void order_threads(Launch& L, Block& b) {
+// The order of the block's next pass: fixed for forward and reverse (set when the block starts),
+// reshuffled before every pass for random.
+void order_threads(Launch& L, Block& b, bool first_pass) {
   const unsigned n = unsigned(b.order.size());
   switch (options().thread_order) {
     case ThreadOrder::forward:
-      for (unsigned i = 0; i < n; ++i) b.order[i] = i;
+      if (first_pass)
+        for (unsigned i = 0; i < n; ++i) b.order[i] = i;
       break;
     case ThreadOrder::reverse:
-      for (unsigned i = 0; i < n; ++i) b.order[i] = n - 1 - i;
+      if (first_pass)
+        for (unsigned i = 0; i < n; ++i) b.order[i] = n - 1 - i;
       break;
     case ThreadOrder::random:
       std::shuffle(b.order.begin(), b.order.end(), L.rng);
@@ -346,19 +384,17 @@ enum class Outcome { finished, stalled, aborted };
 // Passes over the block's threads until it ends, fails, or stalls: a pass in which every thread
 // that ran only polled and no store landed anywhere.
 Outcome run_block(Launch& L, Block& b) {
-  for (;;) {
-    order_threads(L, b);
+  for (bool first_pass = !b.ordered;; first_pass = false) {
+    order_threads(L, b, first_pass);
+    b.ordered = true;
     const std::uint64_t epoch0 = store_epoch;
-    bool resumed = false, progressed = false;
-    for (unsigned i : b.order) {
-      Thread* t = b.threads[i];
-      if (t->wait != Wait::none) continue;
-      resumed = true;
-      t->spinning = false;
-      resume(t);
-      if (L.aborted) return Outcome::aborted;
-      if (!t->spinning) progressed = true;
-    }
+    b.pass_pos = 0;
+    b.pass_progressed = false;
+    Thread* first = next_in_pass(b);
+    const bool resumed = first != nullptr;
+    if (first) run_pass_from(first);
+    if (L.aborted) return Outcome::aborted;
+    const bool progressed = b.pass_progressed;
     if (b.live == 0) return Outcome::finished;
     if (b.activemask_pending) {
       resolve_activemask(b);
@@ -423,7 +459,12 @@ void start_watchdog() {
 // ---- Called from inside fibers ----------------------------------------------------------------
 
 void yield_to_scheduler() {
-  scheduler_context = std::move(scheduler_context).resume();
+  Thread* t = running;
+  Block& b = *t->block;
+  if (!t->spinning) b.pass_progressed = true;
+  Thread* next = current_launch->aborted ? nullptr : next_in_pass(b);
+  if (next) enter(next);
+  switch_to(t, next);  // `t` runs again from here; whoever switched back entered it
 }
 
 void fail_launch(cudaError_t error, const std::string& report) {
@@ -432,9 +473,31 @@ void fail_launch(cudaError_t error, const std::string& report) {
   std::abort();  // an aborted launch never resumes its threads
 }
 
+uint3 thread_idx() { return builtins("threadIdx").thread_idx; }
+uint3 block_idx() { return builtins("blockIdx").block_idx; }
+dim3 block_dim() { return builtins("blockDim").block_dim; }
+dim3 grid_dim() { return builtins("gridDim").grid_dim; }
+
+__attribute__((noinline)) void sync_block() { block_barrier(0, 1, __builtin_return_address(0)); }
+__attribute__((noinline)) int sync_block_count(int p) { return block_barrier(1, p, __builtin_return_address(0)); }
+__attribute__((noinline)) int sync_block_and(int p) { return block_barrier(2, p, __builtin_return_address(0)); }
+__attribute__((noinline)) int sync_block_or(int p) { return block_barrier(3, p, __builtin_return_address(0)); }
+
 [[noreturn]] void outside_kernel(const char* what) {
   std::fprintf(stderr, "scanlab emulator: %s used outside a kernel\n", what);
   std::abort();
+}
+
+// Different addresses can be one source barrier (the compiler may duplicate a call); different
+// source lines cannot. Kept out of line: the barrier's fast path runs on every fiber's stack, and a
+// small frame there keeps the emulator's working set in cache.
+__attribute__((noinline, cold)) void check_same_barrier(const Thread& t, const Block& b, const void* site) {
+  if (symbolize(site) == symbolize(b.barrier_site)) return;
+  const std::string msg = "barrier divergence: thread " + dim_string(t.builtins.thread_idx) + " waits at __syncthreads at " +
+                          symbolize(site) + " while other threads of block " + dim_string(b.idx) + " wait at " +
+                          symbolize(b.barrier_site) + " (CUDA requires every thread of the block at the same barrier)";
+  report_misuse(msg);
+  fail_launch(cudaErrorLaunchFailure, msg);
 }
 
 int block_barrier(int op, int predicate, const void* site) {
@@ -445,14 +508,8 @@ int block_barrier(int op, int predicate, const void* site) {
     b.barrier_site = site;
     b.barrier_op = op;
     b.barrier_count = 0;
-  } else if (site != b.barrier_site && symbolize(site) != symbolize(b.barrier_site)) {
-    // Different addresses can be one source barrier (the compiler may duplicate a call); different
-    // source lines cannot.
-    const std::string msg = "barrier divergence: thread " + dim_string(t->builtins.thread_idx) + " waits at __syncthreads at " +
-                            symbolize(site) + " while other threads of block " + dim_string(b.idx) + " wait at " +
-                            symbolize(b.barrier_site) + " (CUDA requires every thread of the block at the same barrier)";
-    report_misuse(msg);
-    fail_launch(cudaErrorLaunchFailure, msg);
+  } else if (site != b.barrier_site) {
+    check_same_barrier(*t, b, site);
   }
   ++b.at_barrier;
   b.barrier_count += predicate != 0;

@@ -72,29 +72,36 @@ void fence(int scope);                  // 0 block, 1 device, 2 system
 void volatile_access(const void* addr, std::size_t bytes, bool is_write);  // as a volatile load/store
 long long clock_ticks();
 
+// The built-ins come from a call into the (uninstrumented) runtime, by value: reading them through a
+// pointer would cost two instrumented loads each, in every kernel.
+uint3 thread_idx();
+uint3 block_idx();
+dim3 block_dim();
+dim3 grid_dim();
+
 }  // namespace scanlab_emu::detail
 
-#define threadIdx (static_cast<const uint3&>(::scanlab_emu::detail::builtins("threadIdx").thread_idx))
-#define blockIdx (static_cast<const uint3&>(::scanlab_emu::detail::builtins("blockIdx").block_idx))
-#define blockDim (static_cast<const dim3&>(::scanlab_emu::detail::builtins("blockDim").block_dim))
-#define gridDim (static_cast<const dim3&>(::scanlab_emu::detail::builtins("gridDim").grid_dim))
+#define threadIdx (::scanlab_emu::detail::thread_idx())
+#define blockIdx (::scanlab_emu::detail::block_idx())
+#define blockDim (::scanlab_emu::detail::block_dim())
+#define gridDim (::scanlab_emu::detail::grid_dim())
 constexpr int warpSize = 32;
 
 // ---- Barriers -------------------------------------------------------------------------------
-#define SCANLAB_EMU_SITE __builtin_return_address(0)
-__attribute__((noinline)) inline void __syncthreads() {
-  ::scanlab_emu::detail::block_barrier(0, 1, SCANLAB_EMU_SITE);
-}
-__attribute__((noinline)) inline int __syncthreads_count(int p) {
-  return ::scanlab_emu::detail::block_barrier(1, p, SCANLAB_EMU_SITE);
-}
-__attribute__((noinline)) inline int __syncthreads_and(int p) {
-  return ::scanlab_emu::detail::block_barrier(2, p, SCANLAB_EMU_SITE);
-}
-__attribute__((noinline)) inline int __syncthreads_or(int p) {
-  return ::scanlab_emu::detail::block_barrier(3, p, SCANLAB_EMU_SITE);
-}
+// Each takes its call site from its own return address (kernel files are built without
+// sibling-call optimisation), so a barrier is one call.
+namespace scanlab_emu::detail {
+void sync_block();
+int sync_block_count(int predicate);
+int sync_block_and(int predicate);
+int sync_block_or(int predicate);
+}  // namespace scanlab_emu::detail
+#define __syncthreads() ::scanlab_emu::detail::sync_block()
+#define __syncthreads_count(p) ::scanlab_emu::detail::sync_block_count(p)
+#define __syncthreads_and(p) ::scanlab_emu::detail::sync_block_and(p)
+#define __syncthreads_or(p) ::scanlab_emu::detail::sync_block_or(p)
 
+#define SCANLAB_EMU_SITE __builtin_return_address(0)
 // ---- Warp collectives -----------------------------------------------------------------------
 __attribute__((noinline)) inline void __syncwarp(unsigned mask = 0xffffffffu) {
   ::scanlab_emu::detail::warp_collective(::scanlab_emu::detail::WarpOp::sync, mask, 0, 0, 32,
