@@ -24,8 +24,14 @@ function(scanlab_add_chapter nn slug)
       set(impl_dir ${SCANLAB_SOLUTIONS_DIR}/${id})
       set(exe ch${id}_solution)
     endif()
+    # Without a GPU to run on, the exercise is built for the emulator only: the solution's GPU build
+    # is the compile check of the chapter's CUDA code.
+    set(backends emu gpu)
+    if(variant STREQUAL "exercise" AND NOT SCANLAB_GPU_TESTS)
+      set(backends emu)
+    endif()
     scanlab_add_program(${exe} SOURCES ${chapter_dir}/main.cu
-                        INCLUDE_DIRS ${impl_dir} ${chapter_dir})
+                        INCLUDE_DIRS ${impl_dir} ${chapter_dir} BACKENDS ${backends})
     if(EXISTS ${grade_src})
       scanlab_add_doctest(grade_${id}_${variant} SOURCES ${grade_src}
                           INCLUDE_DIRS ${impl_dir} ${chapter_dir} LABELS grade)
