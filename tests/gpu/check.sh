@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU checks behind every GPU figure the book and the issues quote: build the gpu preset, run the
+# whole test suite on the GPU, compute-sanitizer (memcheck, racecheck, synccheck) on every chapter's
+# reference driver, Nsight Compute's shared-memory bank-conflict counters, and the benchmark.
+#
+#   tests/gpu/check.sh OUTDIR [SECTION...]     sections: build ctest sanitizer ncu bench extra
+#
+# Logs go to OUTDIR; a summary line per check goes to stdout. Needs a visible GPU, nvcc, cmake,
+# compute-sanitizer and ncu. Exit status: the number of failed checks (0 = all passed).
+set -uo pipefail
+out=${1:?usage: tests/gpu/check.sh OUTDIR [build ctest sanitizer ncu bench extra]}
+shift
+sections=${*:-build ctest sanitizer ncu bench}
+mkdir -p "$out"
+cd "$(dirname "$0")/../.."
+failures=0
+bin=build/gpu/bin/gpu
+
+note() { printf '%-60s %s\n' "$1" "$2"; }
+check() {  # check NAME LOG COMMAND...: run, log, and print PASS/FAIL
+  local name=$1 log=$2; shift 2
+  if "$@" >"$log" 2>&1; then note "$name" "PASS"; else note "$name" "FAIL (see $(basename "$log"))"; failures=$((failures + 1)); fi
+}
+has() { [[ " $sections " == *" $1 "* ]]; }
+chapters() { sed -n 's/^scanlab_add_chapter(\([0-9][0-9]\) \([a-z_0-9]*\).*/\1_\2/p' chapters/CMakeLists.txt; }
+
+if has build; then
+  nvidia-smi -L | tee "$out/device.txt"
+  check "configure (gpu preset)" "$out/configure.log" cmake --preset gpu -DCMAKE_CUDA_ARCHITECTURES=90
+  check "build (gpu preset)" "$out/build.log" cmake --build --preset gpu -j "$(nproc)"
+fi
+
+if has ctest; then
+  check "ctest --preset gpu" "$out/ctest.log" ctest --preset gpu --output-on-failure
+  grep -E "tests passed|tests failed" "$out/ctest.log" | tail -1
+fi
+
+if has sanitizer; then
+  for id in $(chapters); do
+    exe=$bin/ch${id}_solution
+    [ -x "$exe" ] || { note "sanitizer ch$id" "SKIP (not built)"; continue; }
+    for tool in memcheck racecheck synccheck; do
+      check "compute-sanitizer $tool ch$id" "$out/sanitizer_${tool}_ch$id.log" \
+        compute-sanitizer --tool "$tool" --error-exitcode 99 "$exe" --repeat 1
+    done
+  done
+fi
+
+if has ncu; then
+  metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+  check "ncu bank conflicts: stride 1, 2, 32" "$out/ncu_bank_strides.csv" \
+    ncu --clock-control none --metrics "$metrics" --csv $bin/bank_strides 1 2 32
+  for id in 02_blelloch 03_bank_conflicts; do
+    [ -x "$bin/ch${id}_solution" ] || continue
+    check "ncu bank conflicts ch$id" "$out/ncu_ch$id.csv" \
+      ncu --clock-control none --metrics "$metrics" --csv "$bin/ch${id}_solution" --repeat 1
+  done
+fi
+
+if has bench; then
+  check "scanlab_bench" "$out/bench.txt" $bin/scanlab_bench --csv "$out/bench.csv" --json "$out/bench.json" ${SCANLAB_BENCH_ARGS:-}
+  tail -n 40 "$out/bench.txt"
+fi
+
+echo "failed checks: $failures"
+exit "$failures"
