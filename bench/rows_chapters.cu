@@ -7,6 +7,8 @@
 
 #include <scanlab/monoid.hpp>
 
+#include "bank_conflicts.cuh"   // solutions/03_bank_conflicts
+#include "blelloch.cuh"         // solutions/02_blelloch
 #include "hillis_steele.cuh"    // solutions/01_hillis_steele
 #include "registry.hpp"
 #include "sequential_scan.cuh"  // solutions/00_sequential
@@ -43,11 +45,42 @@ void register_ch01(Registry& reg) {
   });
 }
 
+// Chapters 02 and 03 scan one block's tile; a single block says nothing about bandwidth, so their
+// rows scan many independent 1024-element tiles (512 threads each), like chapter 01's row.
+void register_ch02(Registry& reg) {
+  constexpr int kTile = 1024;
+  Row& r = reg.add({"ch02_blelloch_tiles",
+                    "chapter 02: Blelloch up/down-sweep, one block per independent 1024-element tile (inclusive)",
+                    Check::inclusive_tiles});
+  r.tile = kTile;
+  r.limit_note = "tile-wise, not one scan of n: x CUB is a speed reference only";
+  set_stateless(r, [](const auto* in, auto* out, size_t n, cudaStream_t s) {
+    using T = elem_t<decltype(in)>;
+    ch02::blelloch_inclusive_scan_tiles(in, out, n, kTile, Plus<T>{}, s);
+  });
+}
+
+void register_ch03(Registry& reg) {
+  constexpr int kTile = 1024;
+  Row& r = reg.add({"ch03_blelloch_padded_tiles",
+                    "chapter 03: Blelloch with conflict-free padding, one block per independent 1024-element "
+                    "tile (inclusive)",
+                    Check::inclusive_tiles});
+  r.tile = kTile;
+  r.limit_note = "tile-wise, not one scan of n: x CUB is a speed reference only";
+  set_stateless(r, [](const auto* in, auto* out, size_t n, cudaStream_t s) {
+    using T = elem_t<decltype(in)>;
+    ch03::blelloch_layout_inclusive_scan_tiles<ch03::Padded>(in, out, n, kTile, Plus<T>{}, s);
+  });
+}
+
 }  // namespace
 
 void register_chapter_rows(Registry& reg) {
   register_ch00(reg);
   register_ch01(reg);
+  register_ch02(reg);
+  register_ch03(reg);
 }
 
 }  // namespace scanlab::bench

@@ -1,0 +1,541 @@
+// Chapter 03 driver: chapter 02's Blelloch scan with conflict-free shared-memory indexing, and the
+// bank-conflict degree of every tree level before and after (on the emulator).
+//
+// Runs one scan of bank_conflicts.cuh (the exercise's or the solution's) into a poisoned output,
+// checks it with scanlab's oracle and, on a GPU, times it. On the emulator it then runs the same
+// block scan under both layouts with the emulator's bank-conflict counter on, and prints, per tree
+// level, the worst conflict degree of any warp-wide shared access. Exit code 0 only when verified.
+//
+//   ch03_bank_conflicts_solution                  2048 int32, exclusive sum, padded, + the table
+//   ch03_bank_conflicts_solution --layout unpadded   chapter 02's layout
+//   ch03_bank_conflicts_solution -n 2^24 --tiles  independent 1024-element tiles (throughput)
+//   ch03_bank_conflicts_solution --bank-report b.jsonl   the table and index-to-bank maps as
+//                                                 JSON lines (lab viz 03 draws them)
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <scanlab/cli.hpp>
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/device_info.hpp>
+#include <scanlab/monoid.hpp>
+#include <scanlab/nvtx.hpp>
+#include <scanlab/oracle.hpp>
+#include <scanlab/random.hpp>
+#include <scanlab/timing.hpp>
+#include <scanlab/verify.hpp>
+
+#if defined(SCANLAB_EMU)
+// Host-side only: the bank table switches the emulator's bank-conflict counter on and reads its
+// per-phase records. Kernels never depend on the backend.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <scanlab_emu/diagnostics.hpp>
+#include <scanlab_emu/options.hpp>
+#endif
+
+#include "bank_conflicts.cuh"
+
+namespace {
+
+using scanlab::Affine;
+using scanlab::AffineCompose;
+using scanlab::Max;
+using scanlab::Plus;
+using scanlab::ScanKind;
+
+constexpr std::uint64_t kDefaultN = ch03::kMaxBlockScan;
+constexpr int kDefaultTile = 1024;
+
+struct Config {
+  scanlab::CommonOptions common;
+  ScanKind kind = ScanKind::exclusive;
+  std::string type = "int";
+  std::string op = "plus";
+  std::string layout = "padded";
+  bool tiles = false;
+  int tile = kDefaultTile;
+  std::string bank_report;
+};
+
+template <class T>
+const char* type_label() {
+  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, float>) return "float32";
+  else return "affine<uint32>";
+}
+
+template <class Op>
+const char* op_label() {
+  if constexpr (std::is_same_v<Op, AffineCompose<std::uint32_t>>) return "affine composition";
+  else if constexpr (std::is_same_v<Op, Max<typename Op::value_type>>) return "max";
+  else return "sum";
+}
+
+template <class T, class Op>
+std::string describe(std::size_t n, ScanKind kind) {
+  return std::to_string(n) + (n == 1 ? " element, " : " elements, ") + scanlab::to_string(kind) +
+         " " + op_label<Op>() + ", " + type_label<T>();
+}
+
+template <class T>
+std::vector<T> make_input(std::size_t n, std::uint64_t seed) {
+  if constexpr (std::is_same_v<T, Affine<std::uint32_t>>) {
+    auto maps = scanlab::random_vector<T>(n, seed, 0u, 0xffffffffu);
+    for (auto& f : maps) f.a |= 1u;
+    return maps;
+  } else {
+    return scanlab::random_vector<T>(n, seed);
+  }
+}
+
+template <class T, class Op>
+scanlab::VerifyResult verify_segment(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) {
+  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Plus<T>>) {
+    return scanlab::verify_float_scan(in, got, n, kind);
+  } else {
+    std::vector<T> expected(n);
+    if (kind == ScanKind::inclusive) scanlab::inclusive_scan_oracle(in, expected.data(), n, op);
+    else scanlab::exclusive_scan_oracle(in, expected.data(), n, op);
+    return scanlab::verify_exact(expected.data(), got, n);
+  }
+}
+
+template <class T, class Op>
+scanlab::VerifyResult verify_scan(const std::vector<T>& in, const std::vector<T>& got, ScanKind kind,
+                                  Op op, int tile) {
+  if (tile <= 0) return verify_segment(in.data(), got.data(), in.size(), kind, op);
+  scanlab::VerifyResult total;
+  total.n = in.size();
+  const std::size_t step = static_cast<std::size_t>(tile);
+  for (std::size_t begin = 0; begin < in.size(); begin += step) {
+    const std::size_t len = in.size() - begin < step ? in.size() - begin : step;
+    scanlab::VerifyResult r = verify_segment(in.data() + begin, got.data() + begin, len, kind, op);
+    if (!r.ok && total.ok) {
+      total = r;
+      total.first_index += begin;
+      total.note = "in the tile starting at " + std::to_string(begin) + (r.note.empty() ? "" : "; " + r.note);
+      total.mismatches = 0;
+    }
+    if (!r.ok) total.mismatches += r.mismatches;
+  }
+  total.n = in.size();
+  return total;
+}
+
+std::string outcome(const scanlab::VerifyResult& r, const std::string& what) {
+  return r.ok ? "verified: " + what : "FAILED: " + what + ": " + r.message();
+}
+
+void write_json(const Config& cfg, const nlohmann::json& report) {
+  if (cfg.common.json.empty()) return;
+  std::ofstream file(cfg.common.json);
+  file << report.dump(2) << "\n";
+  if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
+}
+
+#if defined(SCANLAB_EMU)
+
+// ---- the tree's levels, named as the table prints them (emulator only) ----------------------
+
+// Barrier interval (phase) p of a tile of m = 2^L elements: 0 load, 1..L up-sweep, L+1..2L
+// down-sweep, 2L+1 store (see blelloch_exclusive_scan_shared_layout).
+struct Level {
+  int phase;
+  std::string name;
+  int stride;  // distance between the two elements a thread combines (0: load and store)
+  int active;  // threads that touch shared memory in this phase
+};
+
+std::vector<Level> tree_levels(int m) {
+  int levels = 0;
+  while ((1 << levels) < m) ++levels;
+  std::vector<Level> out;
+  out.push_back({0, "load", 0, m / 2});
+  for (int k = 1; k <= levels; ++k) out.push_back({k, "up " + std::to_string(k), 1 << (k - 1), m >> k});
+  for (int k = 1; k <= levels; ++k) {
+    out.push_back({levels + k, "down " + std::to_string(k), m >> k, 1 << (k - 1)});
+  }
+  out.push_back({2 * levels + 1, "store", 0, m / 2});
+  return out;
+}
+
+// The two shared indices (element numbers) thread t touches in a level: left/right of its node,
+// or its two elements for the load and the store.
+template <class Layout>
+std::pair<int, int> level_elements(const Level& level, int m, int t) {
+  if (level.stride == 0) {
+    return Layout::kHalves ? std::make_pair(t, t + m / 2) : std::make_pair(2 * t, 2 * t + 1);
+  }
+  return {level.stride * (2 * t + 1) - 1, level.stride * (2 * t + 2) - 1};
+}
+
+// The emulator prints a bank report for every launch while its counter is on; the table below says
+// the same per level, so the per-launch text is sent to /dev/null meanwhile.
+class QuietStderr {
+ public:
+  QuietStderr() {
+    std::fflush(stderr);
+    saved_ = dup(2);
+    const int null_fd = open("/dev/null", O_WRONLY);
+    if (saved_ >= 0 && null_fd >= 0) dup2(null_fd, 2);
+    if (null_fd >= 0) close(null_fd);
+  }
+  ~QuietStderr() {
+    std::fflush(stderr);
+    if (saved_ >= 0) {
+      dup2(saved_, 2);
+      close(saved_);
+    }
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+struct PhaseBanks {
+  unsigned worst = 0;              // highest conflict degree of any warp access in the phase
+  std::uint64_t accesses = 0;      // warp-wide shared accesses
+  std::uint64_t extra = 0;         // wavefronts beyond the conflict-free count
+  std::array<std::uint64_t, 33> degree_count{};
+};
+
+// One block scan of n random int32 under Layout with the emulator's bank counter on, grouped by
+// phase. Also verifies the result (a table of a wrong kernel would mean nothing).
+template <class Layout>
+std::map<unsigned, PhaseBanks> measure_banks(int n, std::uint64_t seed, bool& verified) {
+  using T = std::int32_t;
+  const std::vector<T> in = scanlab::random_vector<T>(static_cast<std::size_t>(n), seed);
+  scanlab::DeviceBuffer<T> d_in(in);
+  scanlab::DeviceBuffer<T> d_out(in.size());
+  d_out.fill_poison();
+  auto& emu = scanlab_emu::options();
+  const bool saved = emu.banks;
+  std::map<unsigned, PhaseBanks> phases;
+  {
+    QuietStderr quiet;
+    emu.banks = true;
+    scanlab_emu::reset_diagnostics();
+    try {
+      ch03::blelloch_layout_exclusive_scan_block<Layout>(d_in.data(), d_out.data(), n, Plus<T>{});
+      SCANLAB_CHECK_SYNC();
+    } catch (...) {
+      emu.banks = saved;
+      throw;
+    }
+    emu.banks = saved;
+  }
+  for (const scanlab_emu::BankRecord& r : scanlab_emu::diagnostics().banks) {
+    PhaseBanks& p = phases[r.phase];
+    p.accesses += r.warp_accesses;
+    p.extra += r.extra_wavefronts;
+    for (unsigned d = 0; d <= 32; ++d) {
+      p.degree_count[d] += r.degree_count[d];
+      if (r.degree_count[d] > 0) p.worst = std::max(p.worst, d);
+    }
+  }
+  scanlab_emu::reset_diagnostics();
+  verified = verify_segment(in.data(), d_out.download().data(), in.size(), ScanKind::exclusive, Plus<T>{}).ok;
+  return phases;
+}
+
+std::string degree_text(const std::map<unsigned, PhaseBanks>& phases, int phase) {
+  auto it = phases.find(static_cast<unsigned>(phase));
+  if (it == phases.end() || it->second.accesses == 0) return "-";
+  return std::to_string(it->second.worst) + "-way";
+}
+
+std::uint64_t extra_of(const std::map<unsigned, PhaseBanks>& phases, int phase) {
+  auto it = phases.find(static_cast<unsigned>(phase));
+  return it == phases.end() ? 0 : it->second.extra;
+}
+
+nlohmann::json phase_json(const std::map<unsigned, PhaseBanks>& phases, int phase) {
+  auto it = phases.find(static_cast<unsigned>(phase));
+  if (it == phases.end()) return {{"accesses", 0}, {"worst", 0}, {"extra_wavefronts", 0}};
+  nlohmann::json histogram = nlohmann::json::object();
+  for (unsigned d = 1; d <= 32; ++d) {
+    if (it->second.degree_count[d]) histogram[std::to_string(d)] = it->second.degree_count[d];
+  }
+  return {{"accesses", it->second.accesses},
+          {"worst", it->second.worst},
+          {"extra_wavefronts", it->second.extra},
+          {"degrees", histogram}};
+}
+
+// Warp 0's accesses in one level under a layout: element index, shared slot and bank per lane.
+template <class Layout>
+nlohmann::json lane_map(const Level& level, int m) {
+  nlohmann::json lanes = nlohmann::json::array();
+  const int lanes_active = std::min(32, level.active);
+  for (int t = 0; t < lanes_active; ++t) {
+    const auto [a, b] = level_elements<Layout>(level, m, t);
+    const int sa = Layout::slot(a);
+    const int sb = Layout::slot(b);
+    lanes.push_back({{"lane", t},
+                     {"left", a},
+                     {"left_slot", sa},
+                     {"left_bank", sa % ch03::kNumBanks},
+                     {"right", b},
+                     {"right_slot", sb},
+                     {"right_bank", sb % ch03::kNumBanks}});
+  }
+  return lanes;
+}
+
+// Prints the per-level table (and writes it, with warp 0's index-to-bank maps, as JSON lines).
+bool bank_table(int n, std::uint64_t seed, const std::string& report_path, bool print) {
+  bool ok_unpadded = false;
+  bool ok_padded = false;
+  const auto before = measure_banks<ch03::Unpadded>(n, seed, ok_unpadded);
+  const auto after = measure_banks<ch03::Padded>(n, seed, ok_padded);
+  const int m = ch03::blelloch_tile_for(n);
+  const std::vector<Level> levels = tree_levels(m);
+  if (print) {
+    std::cout << "\nBank conflicts per tree level, one block scanning " << n << " int32 (tile " << m
+              << ", " << m / 2 << " threads), measured by the emulator\n"
+              << "(worst degree of any warp-wide shared access in the level; extra = wavefronts "
+                 "beyond one per access):\n\n"
+              << std::left << std::setw(9) << "level" << std::right << std::setw(8) << "stride"
+              << std::setw(8) << "active" << std::setw(12) << "unpadded" << std::setw(8) << "extra"
+              << std::setw(10) << "padded" << std::setw(8) << "extra" << "\n";
+    std::uint64_t total_before = 0;
+    std::uint64_t total_after = 0;
+    for (const Level& l : levels) {
+      total_before += extra_of(before, l.phase);
+      total_after += extra_of(after, l.phase);
+      std::cout << std::left << std::setw(9) << l.name << std::right << std::setw(8)
+                << (l.stride ? std::to_string(l.stride) : std::string("-")) << std::setw(8) << l.active
+                << std::setw(12) << degree_text(before, l.phase) << std::setw(8) << extra_of(before, l.phase)
+                << std::setw(10) << degree_text(after, l.phase) << std::setw(8) << extra_of(after, l.phase)
+                << "\n";
+    }
+    std::cout << std::left << std::setw(25) << "all levels" << std::right << std::setw(20) << total_before
+              << std::setw(18) << total_after << "\n";
+    std::cout << "unpadded run " << (ok_unpadded ? "verified" : "FAILED") << ", padded run "
+              << (ok_padded ? "verified" : "FAILED") << "\n";
+  }
+  if (!report_path.empty()) {
+    std::ofstream file(report_path);
+    if (!file) throw std::runtime_error("cannot write the bank report to '" + report_path + "'");
+    nlohmann::ordered_json meta = {{"type", "meta"}, {"format", "scanlab-trace"}, {"version", 1},
+                                   {"chapter", "03_bank_conflicts"}, {"backend", scanlab::backend_name()},
+                                   {"n", n}, {"tile", m}, {"banks", ch03::kNumBanks},
+                                   {"verified", ok_unpadded && ok_padded}};
+    file << meta.dump() << "\n";
+    for (const Level& l : levels) {
+      nlohmann::ordered_json line = {{"type", "banks"}, {"phase", l.phase}, {"level", l.name},
+                                     {"stride", l.stride}, {"active", l.active},
+                                     {"unpadded", phase_json(before, l.phase)},
+                                     {"padded", phase_json(after, l.phase)}};
+      file << line.dump() << "\n";
+    }
+    for (const Level& l : levels) {
+      nlohmann::ordered_json line = {{"type", "bank_map"}, {"phase", l.phase}, {"level", l.name},
+                                     {"stride", l.stride}, {"unpadded", lane_map<ch03::Unpadded>(l, m)},
+                                     {"padded", lane_map<ch03::Padded>(l, m)}};
+      file << line.dump() << "\n";
+    }
+    file << nlohmann::ordered_json{{"type", "end"}, {"records", 0}, {"dropped", 0}, {"truncated", 0}}.dump()
+         << "\n";
+    if (!file) throw std::runtime_error("writing the bank report failed");
+    if (print) std::cout << "bank report written to " << report_path << "\n";
+  }
+  return ok_unpadded && ok_padded;
+}
+
+#endif  // SCANLAB_EMU
+
+// ---- the run -------------------------------------------------------------------------------
+
+template <class Layout, class T, class Op>
+void launch_scan(const Config& cfg, const T* in, T* out, std::size_t n, Op op) {
+  const bool inclusive = cfg.kind == ScanKind::inclusive;
+  if (cfg.tiles) {
+    if (inclusive) ch03::blelloch_layout_inclusive_scan_tiles<Layout>(in, out, n, cfg.tile, op);
+    else ch03::blelloch_layout_exclusive_scan_tiles<Layout>(in, out, n, cfg.tile, op);
+  } else if (inclusive) {
+    ch03::blelloch_layout_inclusive_scan_block<Layout>(in, out, static_cast<int>(n), op);
+  } else {
+    ch03::blelloch_layout_exclusive_scan_block<Layout>(in, out, static_cast<int>(n), op);
+  }
+}
+
+template <class T, class Op>
+int run(const Config& cfg, Op op) {
+  const std::size_t n = static_cast<std::size_t>(cfg.common.n);
+  const bool verbose = !cfg.common.quiet;
+  const bool padded = cfg.layout == "padded";
+  const std::string what = describe<T, Op>(n, cfg.kind);
+  nlohmann::json report = {{"chapter", "03_bank_conflicts"}, {"backend", scanlab::backend_name()},
+                           {"variant", cfg.tiles ? "tiles" : "block"}, {"layout", cfg.layout},
+                           {"n", n}, {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op}, {"type", type_label<T>()}};
+  if (cfg.tiles) report["tile"] = cfg.tile;
+
+  const std::vector<T> in = make_input<T>(n, cfg.common.seed);
+  scanlab::DeviceBuffer<T> d_in(n);
+  scanlab::DeviceBuffer<T> d_out(n);
+  const std::function<void()> launch = [&] {
+    if (padded) launch_scan<ch03::Padded>(cfg, d_in.data(), d_out.data(), n, op);
+    else launch_scan<ch03::Unpadded>(cfg, d_in.data(), d_out.data(), n, op);
+  };
+  {
+    SCANLAB_NVTX_RANGE("upload");
+    d_in.upload(in);
+    d_out.fill_poison();
+  }
+  {
+    SCANLAB_NVTX_RANGE("scan");
+    launch();
+    SCANLAB_CHECK_SYNC();
+  }
+  std::vector<T> got;
+  {
+    SCANLAB_NVTX_RANGE("download");
+    got = d_out.download();
+  }
+  scanlab::VerifyResult check;
+  {
+    SCANLAB_NVTX_RANGE("verify");
+    check = verify_scan(in, got, cfg.kind, op, cfg.tiles ? cfg.tile : 0);
+  }
+  std::cout << (cfg.tiles ? "tiles" : "block") << " (" << (padded ? ch03::Padded::name() : ch03::Unpadded::name())
+            << "): " << outcome(check, what)
+            << (cfg.tiles ? " (tiles of " + std::to_string(cfg.tile) + ")" : "") << "\n";
+  report["verified"] = check.ok;
+  report["message"] = check.message();
+  bool ok = check.ok;
+
+#if defined(SCANLAB_EMU)
+  if (!cfg.tiles && n > 0 && (verbose || !cfg.bank_report.empty())) {
+    SCANLAB_NVTX_RANGE("bank table");
+    const bool table_ok = bank_table(static_cast<int>(n), cfg.common.seed, cfg.bank_report, verbose);
+    report["bank_table_verified"] = table_ok;
+    ok = ok && table_ok;
+  }
+#endif
+
+  if (!scanlab::on_emulator() && check.ok && n > 0) {
+    SCANLAB_NVTX_RANGE("timing");
+    const scanlab::TimingStats t = scanlab::time_ms(launch, /*warmup=*/3, cfg.common.repeat);
+    const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
+    const double gbps = scanlab::gbps(bytes, t.median_ms);
+    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s), " << gbps
+              << " GB/s (counting 2*n*sizeof(T) bytes)\n";
+    if (verbose && !cfg.tiles) {
+      std::cout << "(one block on one SM: the time is mostly launch latency; --tiles fills the GPU; "
+                   "ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st counters show the "
+                   "conflicts)\n";
+    }
+    report["median_ms"] = t.median_ms;
+    report["min_ms"] = t.min_ms;
+    report["max_ms"] = t.max_ms;
+    report["reps"] = t.reps;
+    report["gbps"] = gbps;
+  } else if (verbose && scanlab::on_emulator()) {
+    std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
+  }
+
+  write_json(cfg, report);
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Chapter 03: Blelloch scan without shared-memory bank conflicts", "ch03_bank_conflicts"};
+  Config cfg;
+  scanlab::add_common_options(app, cfg.common, kDefaultN);
+  bool inclusive_flag = false;
+  bool exclusive_flag = false;
+  auto* inclusive_opt = app.add_flag("--inclusive", inclusive_flag, "inclusive scan");
+  auto* exclusive_opt = app.add_flag("--exclusive", exclusive_flag,
+                                     "exclusive scan: out[0] = identity (the default)");
+  inclusive_opt->excludes(exclusive_opt);
+  app.add_option("--type", cfg.type, "element type")
+      ->check(CLI::IsMember({"int", "float"}))
+      ->capture_default_str();
+  app.add_option("--op", cfg.op, "operator: plus, max, or affine (composition of affine maps over uint32)")
+      ->check(CLI::IsMember({"plus", "max", "affine"}))
+      ->capture_default_str();
+  app.add_option("--layout", cfg.layout,
+                 "shared-memory layout: padded (this chapter) or unpadded (chapter 02's)")
+      ->check(CLI::IsMember({"padded", "unpadded"}))
+      ->capture_default_str();
+  auto* tiles_opt = app.add_flag("--tiles", cfg.tiles,
+                                 "scan independent tiles (one block each) of any n: throughput");
+  auto* tile_opt = app.add_option("--tile", cfg.tile,
+                                  "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
+                       ->check(CLI::Range(2, ch03::kMaxBlockScan))
+                       ->capture_default_str();
+  auto* report_opt = app.add_option("--bank-report", cfg.bank_report,
+                                    "emulator only: write the per-level bank table and warp 0's "
+                                    "index-to-bank maps to this JSON-lines file (lab viz 03)");
+  report_opt->excludes(tiles_opt);
+  report_opt->excludes(tile_opt);
+  scanlab::run_cli(app, argc, argv);
+
+  cfg.kind = inclusive_flag ? ScanKind::inclusive : ScanKind::exclusive;
+  if (*tile_opt) cfg.tiles = true;
+  auto usage_error = [&](const std::string& message) {
+    std::cerr << app.get_name() << ": error: " << message << "\n\n" << app.help();
+    return 2;
+  };
+  if (cfg.op == "affine" && cfg.type != "int") {
+    return usage_error("--op affine composes affine maps over uint32; it takes no --type float");
+  }
+  if (cfg.tiles && !ch03::is_power_of_two(cfg.tile)) {
+    return usage_error("--tile " + std::to_string(cfg.tile) + " is not a power of two");
+  }
+  if (!cfg.tiles && cfg.common.n > static_cast<std::uint64_t>(ch03::kMaxBlockScan)) {
+    return usage_error("n = " + std::to_string(cfg.common.n) + " is more than one block scans (at most " +
+                       std::to_string(ch03::kMaxBlockScan) + " elements). Use --tiles for more.");
+  }
+  if (!cfg.bank_report.empty() && !scanlab::on_emulator()) {
+    return usage_error("--bank-report needs the emulator's bank counter (the emu build); on a GPU, "
+                       "ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st counters say the same");
+  }
+
+  try {
+    if (!cfg.common.quiet) {
+      std::cout << "Chapter 03: Blelloch scan with conflict-free shared indexing. Element i lives in "
+                   "slot i + i/32 + i/1024,\nso the tree's power-of-two strides no longer map a "
+                   "warp onto one of the 32 banks; loads come from separate halves.\n"
+                << "backend: "
+                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)")
+                                           : scanlab::device_description())
+                << "\n";
+    }
+    if (cfg.op == "affine") return run<Affine<std::uint32_t>>(cfg, AffineCompose<std::uint32_t>{});
+    if (cfg.type == "float") {
+      return cfg.op == "max" ? run<float>(cfg, Max<float>{}) : run<float>(cfg, Plus<float>{});
+    }
+    return cfg.op == "max" ? run<std::int32_t>(cfg, Max<std::int32_t>{})
+                           : run<std::int32_t>(cfg, Plus<std::int32_t>{});
+  } catch (const std::exception& e) {
+    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

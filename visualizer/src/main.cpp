@@ -1,0 +1,235 @@
+// scanlab-viz: draws a chapter's diagrams from a traced run, as Graphviz DOT, SVG and PNG.
+//
+//   scanlab-viz 01 [--input 3,1,7,0,4,1,6,3 | --n 8]   Hillis-Steele step diagram
+//   scanlab-viz 02 [--input ... | --n 8]               Blelloch up-sweep and down-sweep trees
+//   scanlab-viz 03 [--n 2048] [--level "up 5"]...      bank conflicts per level, index-to-bank maps
+//   scanlab-viz 02 --trace FILE                        draw an existing trace instead of running
+// Chapter 02 runs the traced solution (ch02_blelloch_solution_traced) on the emulator, chapter 03
+// runs the solution with --bank-report (the emulator's bank counter); both write JSON lines
+// (book/docs/traces.md) that the diagrams are drawn from. Output: --out DIR, by default
+// build/viz/NN under the source tree.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "diagrams.hpp"
+#include "dot.hpp"
+#include "trace_io.hpp"
+
+namespace fs = std::filesystem;
+using scanlab::viz::DotGraph;
+
+namespace {
+
+struct Options {
+  std::string chapter;
+  std::string input;
+  int n = 8;
+  bool n_given = false;  // chapter 03 defaults to a full 2048-element tile instead
+  std::uint64_t seed = 1;
+  std::string out;
+  std::string trace;
+  std::vector<std::string> levels;
+};
+
+std::vector<long long> parse_list(const std::string& text) {
+  std::vector<long long> v;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    std::size_t used = 0;
+    long long x = 0;
+    try {
+      x = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size()) throw std::invalid_argument("--input: '" + item + "' is not an integer");
+    v.push_back(x);
+  }
+  if (v.empty()) throw std::invalid_argument("--input: no values");
+  return v;
+}
+
+// The values to draw: --input, else n small random integers (0..9, easy to add in one's head).
+std::vector<long long> input_values(const Options& o) {
+  if (!o.input.empty()) return parse_list(o.input);
+  std::mt19937_64 rng(o.seed);
+  std::vector<long long> v(static_cast<std::size_t>(o.n));
+  for (auto& x : v) x = static_cast<long long>(rng() % 10);
+  return v;
+}
+
+std::string join(const std::vector<long long>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+// Runs a program of the emulator build; prints the command first, like lab does.
+void run_program(const std::string& program, const std::vector<std::string>& args) {
+  const std::string path = std::string(SCANLAB_VIZ_EMU_BIN_DIR) + "/" + program;
+  if (!fs::exists(path)) {
+    throw std::runtime_error("'" + path + "' is not built (cmake --build --preset cpu --target " + program +
+                             "_emu)");
+  }
+  std::string command = shell_quote(path);
+  for (const std::string& a : args) command += " " + shell_quote(a);
+  std::cerr << "+ " << command << "\n";
+  const int rc = std::system(command.c_str());
+  if (rc != 0) throw std::runtime_error(program + " failed (exit status " + std::to_string(rc) + ")");
+}
+
+void report(const std::vector<std::string>& files) {
+  for (const std::string& f : files) std::cout << "wrote " << f << "\n";
+}
+
+// ---- chapters --------------------------------------------------------------------------------
+
+void chapter01(const Options& o, const std::string& out) {
+  if (!o.trace.empty()) throw std::invalid_argument("chapter 01 draws from --input; it reads no trace");
+  const std::vector<long long> in = input_values(o);
+  if (in.size() > 64) throw std::invalid_argument("at most 64 values fit a readable diagram");
+  // Chapter 01's kernel records no trace; its steps are computed here, exactly as the kernel's
+  // double buffer holds them: row k = row k-1 plus the element 2^(k-1) to the left.
+  std::vector<std::vector<nlohmann::json>> rows;
+  std::vector<long long> cur = in;
+  auto as_json = [](const std::vector<long long>& v) {
+    std::vector<nlohmann::json> j(v.begin(), v.end());
+    return j;
+  };
+  rows.push_back(as_json(cur));
+  for (std::size_t offset = 1; offset < in.size(); offset *= 2) {
+    std::vector<long long> next = cur;
+    for (std::size_t i = offset; i < in.size(); ++i) next[i] = cur[i - offset] + cur[i];
+    cur = next;
+    rows.push_back(as_json(cur));
+  }
+  std::cout << "chapter 01: " << in.size() << " values, " << rows.size() - 1 << " steps; inclusive scan: ";
+  for (long long x : cur) std::cout << x << " ";
+  std::cout << "\n";
+  report(scanlab::viz::write_and_render(scanlab::viz::hillis_steele_steps(rows, in.size()), out, "steps"));
+}
+
+void chapter02(const Options& o, const std::string& out) {
+  std::string trace_path = o.trace;
+  if (trace_path.empty()) {
+    const std::vector<long long> in = input_values(o);
+    if (in.size() > 64) throw std::invalid_argument("at most 64 values fit a readable diagram");
+    trace_path = out + "/trace.jsonl";
+    run_program("ch02_blelloch_solution_traced", {"--input", join(in), "--trace", trace_path, "-q"});
+  }
+  const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
+  if (trace.meta.value("chapter", "") != "02_blelloch") {
+    throw std::runtime_error(trace_path + " is not a chapter 02 trace");
+  }
+  std::cout << "chapter 02: trace " << trace_path << " (" << trace.arrays.size() << " arrays)\n";
+  for (const scanlab::viz::TraceArray& a : trace.arrays) {
+    std::cout << "  " << a.label << " " << a.step << ":";
+    for (const auto& v : a.values) std::cout << " " << scanlab::viz::value_text(v);
+    std::cout << "\n";
+  }
+  report(scanlab::viz::write_and_render(scanlab::viz::blelloch_upsweep(trace), out, "upsweep"));
+  report(scanlab::viz::write_and_render(scanlab::viz::blelloch_downsweep(trace), out, "downsweep"));
+}
+
+std::string slug(const std::string& level) {
+  std::string s;
+  for (const char c : level) {
+    if (c != ' ') s += c;
+  }
+  return s;
+}
+
+void chapter03(const Options& o, const std::string& out) {
+  std::string trace_path = o.trace;
+  if (trace_path.empty()) {
+    const int n = o.n_given ? o.n : 2048;  // the tree's middle levels need a full tile to conflict
+    trace_path = out + "/banks.jsonl";
+    run_program("ch03_bank_conflicts_solution", {"-n", std::to_string(n), "--bank-report", trace_path, "-q"});
+  }
+  const scanlab::viz::Trace report_trace = scanlab::viz::read_trace(trace_path);
+  report(scanlab::viz::write_and_render(scanlab::viz::bank_levels_table(report_trace), out, "bank_levels"));
+  const std::vector<std::string> wanted = o.levels.empty() ? std::vector<std::string>{"load", "up 5"} : o.levels;
+  const auto maps = report_trace.lines_of("bank_map");
+  const auto banks = report_trace.lines_of("banks");
+  for (const std::string& level : wanted) {
+    bool found = false;
+    for (std::size_t i = 0; i < maps.size() && i < banks.size(); ++i) {
+      if (maps[i].value("level", "") != level) continue;
+      report(scanlab::viz::write_and_render(scanlab::viz::bank_map(maps[i], banks[i]), out, "bank_map_" + slug(level)));
+      found = true;
+    }
+    if (!found) throw std::invalid_argument("no level named '" + level + "' in " + trace_path);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"scanlab-viz: draw a chapter's diagrams (Graphviz DOT, SVG, PNG) from a traced run", "scanlab-viz"};
+  Options o;
+  app.add_option("chapter", o.chapter, "chapter number: 01 (Hillis-Steele), 02 (Blelloch), 03 (bank conflicts)")
+      ->required();
+  app.add_option("--input", o.input, "values to scan, comma-separated (chapters 01 and 02)");
+  app.add_option("--n", o.n, "number of random values when there is no --input (chapter 03: elements of the "
+                             "block scan, default 2048)")
+      ->check(CLI::Range(1, 2048))
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the random values")->capture_default_str();
+  app.add_option("--out", o.out, "output folder (default: build/viz/NN in the source tree)");
+  app.add_option("--trace", o.trace, "draw this trace file instead of running the chapter");
+  app.add_option("--level", o.levels, "chapter 03: a level to map (load, up 1, ..., down 1, ..., store); "
+                                      "repeatable; default: load and up 5");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  o.n_given = app.count("--n") > 0;
+  try {
+    int nn = -1;
+    try {
+      nn = std::stoi(o.chapter);
+    } catch (const std::exception&) {
+    }
+    char nn_text[8];
+    std::snprintf(nn_text, sizeof nn_text, "%02d", nn);
+    const std::string out = o.out.empty() ? std::string(SCANLAB_VIZ_SOURCE_DIR) + "/build/viz/" + nn_text : o.out;
+    fs::create_directories(out);
+    switch (nn) {
+      case 1: chapter01(o, out); break;
+      case 2: chapter02(o, out); break;
+      case 3: chapter03(o, out); break;
+      default:
+        std::cerr << "scanlab-viz: no diagrams for chapter '" << o.chapter << "' (there are: 01, 02, 03)\n";
+        return 2;
+    }
+    std::cout << "rendered with " << scanlab::viz::renderer_name() << " into " << out << "\n";
+    return 0;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "scanlab-viz: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "scanlab-viz: error: " << e.what() << "\n";
+    return 1;
+  }
+}
