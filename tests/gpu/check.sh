@@ -4,6 +4,7 @@
 # reference driver, Nsight Compute's shared-memory bank-conflict counters, and the benchmark.
 #
 #   tests/gpu/check.sh OUTDIR [SECTION...]     sections: build ctest sanitizer ncu bench extra
+#   (extra: one-block timings of chapters 01-03)
 #
 # Logs go to OUTDIR; a summary line per check goes to stdout. Needs a visible GPU, nvcc, cmake,
 # compute-sanitizer and ncu. Exit status: the number of failed checks (0 = all passed).
@@ -50,11 +51,28 @@ if has ncu; then
   metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
   check "ncu bank conflicts: stride 1, 2, 32" "$out/ncu_bank_strides.csv" \
     ncu --clock-control none --metrics "$metrics" --csv $bin/bank_strides 1 2 32
-  for id in 02_blelloch 03_bank_conflicts; do
-    [ -x "$bin/ch${id}_solution" ] || continue
-    check "ncu bank conflicts ch$id" "$out/ncu_ch$id.csv" \
-      ncu --clock-control none --metrics "$metrics" --csv "$bin/ch${id}_solution" --repeat 1
-  done
+  if [ -x "$bin/ch02_blelloch_solution" ]; then
+    check "ncu bank conflicts ch02 (one 2048-int tile)" "$out/ncu_ch02.csv" \
+      ncu --clock-control none --metrics "$metrics" --csv -c 1 "$bin/ch02_blelloch_solution" --repeat 1
+  fi
+  if [ -x "$bin/ch03_bank_conflicts_solution" ]; then
+    for layout in unpadded padded; do
+      check "ncu bank conflicts ch03 $layout" "$out/ncu_ch03_$layout.csv" \
+        ncu --clock-control none --metrics "$metrics" --csv -c 1 "$bin/ch03_bank_conflicts_solution" --layout $layout --repeat 1
+    done
+    check "ncu bank conflicts sim_banks (ch02, ch03 unpadded, padded)" "$out/ncu_sim_banks.csv" \
+      ncu --clock-control none --metrics "$metrics" --csv "$bin/sim_banks"
+  fi
+  grep -h "bank_conflicts\|wavefronts" "$out"/ncu_*.csv | awk -F'","' '{print $5, $(NF-2), $NF}' | sed 's/"//g' | head -40
+fi
+
+if has extra; then
+  # One block, as the scan article's table: Hillis-Steele (1024), Blelloch and padded Blelloch (2048).
+  for cmd in "ch01_hillis_steele_solution -n 1024 -r 200" "ch02_blelloch_solution -n 2048 -r 200" \
+             "ch03_bank_conflicts_solution -n 2048 -r 200 --layout unpadded" "ch03_bank_conflicts_solution -n 2048 -r 200 --layout padded"; do
+    echo "== $cmd"
+    $bin/$cmd 2>&1 | tail -n 4
+  done | tee "$out/one_block.txt"
 fi
 
 if has bench; then
