@@ -91,9 +91,12 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
     if (tid < active) {
       const int left = stride * (2 * tid + 1) - 1;
       const int right = stride * (2 * tid + 2) - 1;
+      // Each value is read once: written as temp[right] on both lines, nvcc reads it again after
+      // the store to temp[left] (it cannot rule out left == right), one more shared load per level.
       const T left_total = temp[left];
-      temp[left] = temp[right];                 // left child: the parent's prefix
-      temp[right] = op(temp[right], left_total);  // right child: prefix, then the left subtree
+      const T prefix = temp[right];
+      temp[left] = prefix;                      // left child: the parent's prefix
+      temp[right] = op(prefix, left_total);     // right child: prefix, then the left subtree
     }
     ++step;
     SCANLAB_TRACE_BLOCK_ARRAY(log, "down", step, temp, m);

@@ -108,8 +108,9 @@ __device__ void blelloch_exclusive_scan_shared_layout(T* temp, Op op) {
       const int left = Layout::slot(stride * (2 * tid + 1) - 1);
       const int right = Layout::slot(stride * (2 * tid + 2) - 1);
       const T left_total = temp[left];
-      temp[left] = temp[right];
-      temp[right] = op(temp[right], left_total);
+      const T prefix = temp[right];  // read once (see chapter 02): nvcc would read it again
+      temp[left] = prefix;
+      temp[right] = op(prefix, left_total);
     }
   }
   __syncthreads();
