@@ -67,6 +67,10 @@ if has ncu; then
 fi
 
 if has extra; then
+  # The cross-backend program's GPU output: ctest compares the emulator's with tests/emu/same_output.expected.
+  if [ -x "$bin/same_output" ]; then
+    check "same_output on the GPU" "$out/same_output.gpu.txt" "$bin/same_output"
+  fi
   # One block, as the scan article's table: Hillis-Steele (1024), Blelloch and padded Blelloch (2048).
   for cmd in "ch01_hillis_steele_solution -n 1024 -r 200" "ch02_blelloch_solution -n 2048 -r 200" \
              "ch03_bank_conflicts_solution -n 2048 -r 200 --layout unpadded" "ch03_bank_conflicts_solution -n 2048 -r 200 --layout padded"; do
