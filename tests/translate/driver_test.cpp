@@ -158,7 +158,7 @@ TEST_CASE("driver: a header tree with a cycle is translated once per file") {
   CHECK(newlines(dep) == 6);
 }
 
-TEST_CASE("driver: unchanged outputs are not rewritten; changed ones are") {
+TEST_CASE("driver: unchanged outputs are not rewritten; a changed header touches the main output") {
   Tree t;
   std::ostringstream err;
   REQUIRE(run_translator(t.options(), err) == 0);
@@ -172,7 +172,9 @@ TEST_CASE("driver: unchanged outputs are not rewritten; changed ones are") {
 
   write(t.kern, read(t.kern) + "// more\n");
   REQUIRE(run_translator(t.options(), err) == 0);
-  CHECK(fs::last_write_time(t.out) == old_time);  // main.cpp's text did not change
+  // main.cpp's text did not change, but it is the compiler's input: it gets a new time stamp, or
+  // ninja (which re-checks a custom command's outputs) would skip recompiling it.
+  CHECK(fs::last_write_time(t.out) != old_time);
   CHECK(fs::last_write_time(copy_of(t, t.kern)) != old_time);
   CHECK(read(copy_of(t, t.kern)).find("// more\n") != std::string::npos);
 }

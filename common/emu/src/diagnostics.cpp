@@ -8,6 +8,9 @@
 //    an instruction's degree is the largest number of distinct 4-byte words that fall in one of the
 //    32 banks (lanes reading the same word are served by one broadcast).
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -313,7 +316,52 @@ void report_misuse_once(const void* site, const std::string& message) {
   report_misuse(message);
 }
 
-// file:line for a code address, through addr2line (binutils); cached.
+// A long-lived `addr2line -e FILE` (binutils) per executable or library: it answers one address per
+// line on its standard input and flushes after each, so every lookup costs a pipe round trip, not a
+// process start.
+namespace {
+struct Addr2line {
+  FILE* to = nullptr;
+  FILE* from = nullptr;
+};
+
+Addr2line* addr2line_for(const std::string& file) {
+  static std::unordered_map<std::string, Addr2line> servers;
+  auto it = servers.find(file);
+  if (it != servers.end()) return it->second.to ? &it->second : nullptr;
+  Addr2line& a = servers[file];
+  int in[2], out[2];
+  if (pipe(in) != 0) return nullptr;
+  if (pipe(out) != 0) {
+    close(in[0]);
+    close(in[1]);
+    return nullptr;
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    const int devnull = open("/dev/null", O_WRONLY);
+    if (devnull >= 0) dup2(devnull, 2);
+    close(in[1]);
+    close(out[0]);
+    execlp("addr2line", "addr2line", "-e", file.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  if (pid < 0) {
+    close(in[1]);
+    close(out[0]);
+    return nullptr;
+  }
+  a.to = fdopen(in[1], "w");
+  a.from = fdopen(out[0], "r");
+  return &a;
+}
+}  // namespace
+
+// file:line for a code address; cached.
 std::string symbolize(const void* pc) {
   static std::unordered_map<const void*, std::string> cache;
   auto it = cache.find(pc);
@@ -324,18 +372,16 @@ std::string symbolize(const void* pc) {
   Dl_info info{};
   if (pc && dladdr(pc, &info) && info.dli_fname) {
     const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
-    char hex[32];
-    std::snprintf(hex, sizeof hex, "0x%" PRIxPTR, offset);
-    const std::string cmd = "addr2line -e '" + std::string(info.dli_fname) + "' " + hex + " 2>/dev/null";
-    if (FILE* p = popen(cmd.c_str(), "r")) {
+    if (Addr2line* a = addr2line_for(info.dli_fname)) {
+      std::fprintf(a->to, "0x%" PRIxPTR "\n", offset);
+      std::fflush(a->to);
       char line[1024];
-      if (std::fgets(line, sizeof line, p)) {
+      if (std::fgets(line, sizeof line, a->from)) {
         std::string s = line;
         while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
         if (auto paren = s.find(" (discriminator"); paren != std::string::npos) s.erase(paren);
         if (!s.empty() && s.rfind("??", 0) != 0) result = s;
       }
-      pclose(p);
     }
   }
   cache.emplace(pc, result);

@@ -39,9 +39,14 @@ bool read_file(const std::string& path, std::string& out) {
 // Writes `content` unless the file already holds exactly that. Two .cu files of one target share
 // an inc dir and may be translated in parallel, so the new content goes to a temporary file that is
 // renamed over the old one: a compiler never sees a half-written header.
-bool write_if_changed(const std::string& path, const std::string& content, std::ostream& err) {
+// `force` writes even unchanged content, to give the file a new modification time; `changed` (if
+// given) tells whether the file was written.
+bool write_if_changed(const std::string& path, const std::string& content, std::ostream& err,
+                      bool force = false, bool* changed = nullptr) {
   std::string old;
-  if (read_file(path, old) && old == content) return true;
+  if (changed) *changed = false;
+  if (!force && read_file(path, old) && old == content) return true;
+  if (changed) *changed = true;
   std::error_code ec;
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ec);
@@ -188,8 +193,17 @@ int run_translator(const DriverOptions& opt, std::ostream& err) {
     return 1;
   }
 
-  bool ok = true;
-  for (const auto& [dest, content] : outputs) ok = write_if_changed(dest, content, err) && ok;
+  // Headers first. The compiler's input is the main output, so when a translated header changed the
+  // main output must change too (its time stamp at least): ninja re-checks a custom command's
+  // outputs after it runs and would otherwise skip the recompile.
+  bool ok = true, header_changed = false;
+  for (const auto& [dest, content] : outputs) {
+    if (dest == output) continue;
+    bool changed = false;
+    ok = write_if_changed(dest, content, err, false, &changed) && ok;
+    header_changed = header_changed || changed;
+  }
+  ok = write_if_changed(output, outputs[output], err, header_changed) && ok;
   if (!opt.depfile.empty()) {
     std::string dep = escape_make(opt.output) + ":";
     for (const std::string& path : order) dep += " \\\n  " + escape_make(path);
