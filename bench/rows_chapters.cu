@@ -3,6 +3,7 @@
 // program, see bench/CMakeLists.txt). A new chapter adds its header, a register_chNN function
 // and one line in register_chapter_rows.
 #include <cstddef>
+#include <memory>
 #include <type_traits>
 
 #include <scanlab/monoid.hpp>
@@ -10,8 +11,10 @@
 #include "bank_conflicts.cuh"   // solutions/03_bank_conflicts
 #include "blelloch.cuh"         // solutions/02_blelloch
 #include "hillis_steele.cuh"    // solutions/01_hillis_steele
+#include "multi_block_scan.cuh"  // solutions/05_multi_block
 #include "registry.hpp"
 #include "sequential_scan.cuh"  // solutions/00_sequential
+#include "warp_and_registers.cuh"  // solutions/04_warp_and_registers
 
 namespace scanlab::bench {
 namespace {
@@ -74,13 +77,75 @@ void register_ch03(Registry& reg) {
   });
 }
 
+// Chapter 04 scans independent 4096-element tiles (256 threads x 16 items, warp-shuffle block
+// scan, 16-byte loads), like the rows of chapters 01 to 03.
+void register_ch04(Registry& reg) {
+  constexpr int kTile = 4096;
+  Row& r = reg.add({"ch04_items_tiles",
+                    "chapter 04: warp-shuffle block scan, 256 threads x 16 items, one block per independent "
+                    "4096-element tile (inclusive)",
+                    Check::inclusive_tiles});
+  r.tile = kTile;
+  r.limit_note = "tile-wise, not one scan of n: x CUB is a speed reference only";
+  set_stateless(r, [](const auto* in, auto* out, size_t n, cudaStream_t s) {
+    using T = elem_t<decltype(in)>;
+    ch04::items_scan_tiles(in, out, n, kTile, /*inclusive=*/true, Plus<T>{}, s);
+  });
+}
+
+// Chapter 05: whole-array exclusive scans. The scratch (block sums, partials) is allocated once per
+// (type, n), outside the timing; the kernels' launches are all that is timed.
+template <class Policy>
+void add_ch05_reduce_then_scan(Registry& reg, const char* name, const char* what) {
+  Row& r = reg.add({name, what, Check::exclusive});
+  set_stateful(r, [](auto tag, size_t n) {
+    using T = typename decltype(tag)::type;
+    auto scratch = std::make_shared<ch05::Scratch<T>>();
+    scratch->reserve(ch05::reduce_then_scan_blocks<Policy, T, Plus<T>>(n));
+    return [scratch](const T* in, T* out, size_t count, cudaStream_t s) {
+      ch05::reduce_then_scan<Policy>(in, out, count, /*inclusive=*/false, Plus<T>{}, *scratch, s);
+    };
+  });
+}
+
+void register_ch05(Registry& reg) {
+  {
+    Row& r = reg.add({"ch05_scan_then_propagate",
+                      "chapter 05: scan tiles + recursive scan of block sums + uniform add (~4n traffic), "
+                      "4096-element tiles (exclusive)",
+                      Check::exclusive});
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      auto scratch = std::make_shared<ch05::Scratch<T>>();
+      scratch->reserve(ch05::detail::scan_then_propagate_scratch_elems<ch05::LargeTiles>(n));
+      return [scratch](const T* in, T* out, size_t count, cudaStream_t s) {
+        ch05::scan_then_propagate<ch05::LargeTiles>(in, out, count, /*inclusive=*/false, Plus<T>{}, *scratch, s);
+      };
+    });
+  }
+  add_ch05_reduce_then_scan<ch05::LargeTiles>(
+      reg, "ch05_reduce_then_scan",
+      "chapter 05: reduce ranges + spine scan + scan ranges (~3n traffic), 256 x 16 tiles through a "
+      "shared-memory transpose (exclusive)");
+  add_ch05_reduce_then_scan<ch05::TilePolicy<256, 16, scanlab::TileIo::direct>>(
+      reg, "ch05_reduce_then_scan_direct",
+      "chapter 05: reduce-then-scan as above, each thread loading its 16 items directly (no "
+      "transpose) (exclusive)");
+  add_ch05_reduce_then_scan<ch05::TilePolicy<512, 16>>(
+      reg, "ch05_reduce_then_scan_8k",
+      "chapter 05: reduce-then-scan with 8192-element tiles, 512 x 16 (exclusive)");
+}
+
 }  // namespace
+
 
 void register_chapter_rows(Registry& reg) {
   register_ch00(reg);
   register_ch01(reg);
   register_ch02(reg);
   register_ch03(reg);
+  register_ch04(reg);
+  register_ch05(reg);
 }
 
 }  // namespace scanlab::bench

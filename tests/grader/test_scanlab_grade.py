@@ -1,0 +1,359 @@
+# Unit tests of the grader's parts that need no build: reading test declarations and points,
+# reading doctest's XML (whole, cut off, crashed), restarting after a hang or a crash (against a
+# stand-in test program that writes doctest-style XML), the reports, the drift check and the
+# mutant format. Run by ctest as grader_selftest:  python3 -m unittest -v test_scanlab_grade
+import json
+import os
+import stat
+import sys
+import tempfile
+import textwrap
+import unittest
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "tests" / "mutants"))
+
+import drift_check  # noqa: E402
+import mutant  # noqa: E402
+import scanlab_grade as sg  # noqa: E402
+
+
+class DeclaredTests(unittest.TestCase):
+    def test_names_points_comments_and_concatenation(self):
+        src = textwrap.dedent(r'''
+            // TEST_CASE("commented out" * doctest::description("points: 99"))
+            /* TEST_CASE("also commented" * doctest::description("points: 98")) */
+            TEST_CASE("plain, with a comma (and parens)" * doctest::description("points: 10")) {
+              CHECK(f("TEST_CASE(\"not a test\")", 1'000'000, ')') == 1);
+            }
+            TEST_CASE("joined " "literals \"quoted\"" *
+                      doctest::description("points: " "7")) {}
+            TEST_CASE("no description") {}
+            TEST_CASE("other decorators" * doctest::timeout(5) * doctest::description("points:3")) {}
+        ''')
+        with tempfile.TemporaryDirectory() as d:
+            path = Path(d) / "t.cu"
+            path.write_text(src)
+            got = [(t.name, t.points) for t in sg.declared_tests(path)]
+        self.assertEqual(got, [("plain, with a comma (and parens)", 10),
+                               ('joined literals "quoted"', 7),
+                               ("no description", 1),
+                               ("other decorators", 3)])
+
+    def test_every_grading_source_declares_points(self):
+        sources = sorted((REPO / "tests" / "grade").glob("*.cu"))
+        self.assertTrue(sources)
+        for src in sources:
+            tests = sg.declared_tests(src)
+            self.assertTrue(tests, src)
+            self.assertEqual(len({t.name for t in tests}), len(tests), f"{src}: duplicate names")
+            self.assertTrue(all(t.name and t.points > 0 for t in tests), src)
+
+    def test_points_of(self):
+        self.assertEqual(sg.points_of("points: 15"), 15)
+        self.assertEqual(sg.points_of("hard case; points:2"), 2)
+        self.assertEqual(sg.points_of(""), 1)
+        self.assertEqual(sg.points_of(None), 1)
+
+
+def doctest_xml(cases, complete=True):
+    """XML in the shape of doctest 2.4's XML reporter. cases: (name, points, ok, extra xml)."""
+    out = ['<?xml version="1.0" encoding="UTF-8"?>', '<doctest binary="t">', "  <Options/>", "  <TestSuite>"]
+    for name, points, ok, extra in cases:
+        out.append(f'    <TestCase name="{name}" filename="t.cu" line="1" description="points: {points}">')
+        out.append(extra)
+        if ok is not None:
+            out.append(f'      <OverallResultsAsserts successes="1" failures="{0 if ok else 1}" '
+                       f'test_case_success="{"true" if ok else "false"}" duration="0.5"/>')
+            out.append("    </TestCase>")
+    if complete:
+        out += ["  </TestSuite>", "</doctest>"]
+    return "\n".join(out)
+
+
+FAILED_EXPR = """
+      <Expression success="false" type="CHECK" filename="/x/01_hillis_steele.cu" line="87">
+        <Original>
+          r.ok
+        </Original>
+        <Expanded>
+          false
+        </Expanded>
+        <Info>
+          inclusive block scan, n = 33
+        </Info>
+        <Info>
+          first mismatch at index 32: expected 5, got 7 (1 of 33 wrong)
+        </Info>
+      </Expression>"""
+
+
+class XmlReader(unittest.TestCase):
+    def read(self, text, chunk=7):
+        r = sg.DoctestXmlReader()
+        data = text.encode()
+        for i in range(0, len(data), chunk):  # fed in pieces, as a running program writes it
+            r.feed(data[i:i + chunk])
+        return r
+
+    def test_complete_run(self):
+        r = self.read(doctest_xml([("a", 10, True, ""), ("b &amp; c", 5, False, FAILED_EXPR)]))
+        self.assertEqual([(t.name, t.points, t.passed) for t in r.finished],
+                         [("a", 10, True), ("b & c", 5, False)])
+        self.assertIsNone(r.open)
+        msg = r.finished[1].message
+        self.assertIn("n = 33", msg)
+        self.assertIn("first mismatch at index 32", msg)
+        self.assertIn("01_hillis_steele.cu:87", msg)
+        self.assertEqual(r.finished[1].duration, 0.5)
+
+    def test_cut_off_inside_a_test_case(self):
+        text = doctest_xml([("a", 10, True, ""), ("hangs", 4, None, "")], complete=False)
+        r = self.read(text)
+        self.assertEqual([t.name for t in r.finished], ["a"])
+        self.assertEqual(r.open, ("hangs", 4))
+        self.assertEqual(r.started, 2)
+
+    def test_half_written_element_keeps_what_finished(self):
+        text = doctest_xml([("a", 1, True, "")], complete=False) + '\n    <TestCase name="b" filen'
+        r = self.read(text)
+        self.assertEqual([t.name for t in r.finished], ["a"])
+
+    def test_crash_reported_by_doctest(self):
+        crash = '      <Exception crash="true">\n        SIGSEGV - Segmentation violation signal\n      </Exception>'
+        r = self.read(doctest_xml([("a", 2, False, crash)]))
+        self.assertTrue(r.finished[0].crashed)
+        self.assertIn("crashed: SIGSEGV", r.finished[0].message)
+
+    def test_skipped_test_cases_are_not_runs(self):
+        text = doctest_xml([("ran", 1, True, "")]).replace(
+            "  <TestSuite>", '  <TestSuite>\n    <TestCase name="skipped" filename="t.cu" line="1" skipped="true"/>')
+        r = self.read(text)
+        self.assertEqual([t.name for t in r.finished], ["ran"])
+        self.assertEqual(r.started, 1)
+
+
+# A stand-in for a doctest program: lists and runs test cases by a plan in FAKE_PLAN, writing
+# doctest-style XML to --out, honouring --first like doctest does (1-based).
+FAKE_PROGRAM = r'''
+import os, signal, sys, time
+plan = os.environ["FAKE_PLAN"].split(",")
+args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
+if "--list-test-cases" in sys.argv:
+    print("scanlab seed: 1")
+    print('<?xml version="1.0"?><doctest><TestSuite>' +
+          "".join(f'<TestCase name="t{i}"/>' for i in range(len(plan))) + "</TestSuite></doctest>")
+    sys.exit(0)
+first = int(args.get("--first", "1"))
+out = open(args["--out"], "w")
+def w(s):
+    out.write(s + "\n"); out.flush()
+w('<?xml version="1.0" encoding="UTF-8"?>\n<doctest binary="fake">\n<TestSuite>')
+for i, what in enumerate(plan):
+    if i + 1 < first:
+        continue
+    w(f'<TestCase name="t{i}" filename="f.cu" line="{i}" description="points: {i + 1}">')
+    if what == "hang":
+        time.sleep(3600)
+    if what == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if what == "exit":
+        print("scanlab emulator: kernel `k` failed: deadlock", file=sys.stderr); sys.stderr.flush()
+        os._exit(124)
+    if what == "doctest_crash":
+        w('<Exception crash="true">SIGABRT - Abort (abnormal termination) signal</Exception>')
+        w('<OverallResultsAsserts successes="0" failures="0" test_case_success="false"/></TestCase>')
+        w("</TestSuite></doctest>")
+        os.kill(os.getpid(), signal.SIGABRT)
+    ok = "true" if what == "pass" else "false"
+    if what == "fail":
+        w('<Expression success="false" type="CHECK" filename="f.cu" line="9"><Original>x</Original>'
+          '<Info>wrong answer</Info></Expression>')
+    w(f'<OverallResultsAsserts successes="1" failures="0" test_case_success="{ok}"/></TestCase>')
+w("</TestSuite></doctest>")
+'''
+
+
+class RunTests(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        d = Path(self.dir.name)
+        self.program = d / "fake_test_program"
+        self.program.write_text(f"#!{sys.executable}\n" + FAKE_PROGRAM)
+        self.program.chmod(self.program.stat().st_mode | stat.S_IXUSR)
+        self.work = d
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def run_plan(self, plan, timeout=2.0):
+        env = dict(os.environ, FAKE_PLAN=",".join(plan))
+        names = sg.list_tests(self.program, env, self.work)
+        self.assertEqual(names, [f"t{i}" for i in range(len(plan))])
+        results, notes = sg.run_tests(self.program, names, env, self.work, "fake", timeout)
+        return [results[n] for n in names], notes
+
+    def test_every_kind_of_stop_costs_only_its_own_test(self):
+        plan = ["pass", "hang", "pass", "segv", "fail", "exit", "doctest_crash", "pass"]
+        got, notes = self.run_plan(plan, timeout=1.0)
+        self.assertEqual([t.passed for t in got], [p == "pass" for p in plan])
+        self.assertIn("timed out", got[1].message)
+        self.assertIn("SIGSEGV", got[3].message)
+        self.assertIn("wrong answer", got[4].message)
+        self.assertIn("watchdog", got[5].message)
+        self.assertIn("deadlock", got[5].message)
+        self.assertIn("SIGABRT", got[6].message)
+        # Points come from the program's descriptions, also for a test that never finished.
+        self.assertEqual([t.points for t in got], list(range(1, len(plan) + 1)))
+        self.assertTrue(any("deadlock" in n for n in notes))
+
+    def test_all_pass(self):
+        got, _ = self.run_plan(["pass"] * 3)
+        self.assertTrue(all(t.passed for t in got))
+
+
+class Reports(unittest.TestCase):
+    def grade(self):
+        ch0, ch1 = sg.Chapter("00", "sequential"), sg.Chapter("01", "hillis_steele")
+        r0 = sg.ChapterResult(ch0, tests=[
+            sg.TestResult("ok <&> \"quoted\"", 10, True, duration=0.25),
+            sg.TestResult("bad", 5, False, "got \x01 garbage <x>", ["got \x01 garbage <x>"], order="reverse")])
+        r0.points = 15
+        r1 = sg.ChapterResult(ch1, status="compile_error", compile_error="x.cuh:3: error: ‘this’",
+                              tests=[sg.TestResult("t", 7, False, "not graded")])
+        r1.points = 7
+        return sg.Grade("/students/ann", 42, "emu", ["default", "reverse"], [r0, r1])
+
+    def test_json(self):
+        r = json.loads(sg.render(self.grade(), "json", "replay"))
+        self.assertEqual((r["score"], r["points"], r["seed"]), (10, 22, 42))
+        self.assertEqual([(c["chapter"], c["score"], c["points"], c["status"]) for c in r["chapters"]],
+                         [("00", 10, 15, "graded"), ("01", 0, 7, "compile_error")])
+        self.assertEqual(r["chapters"][0]["tests"][1]["order"], "reverse")
+
+    def test_junit_is_valid_xml_and_complete(self):
+        root = ET.fromstring(sg.render(self.grade(), "junit", "replay"))
+        suites = root.findall("testsuite")
+        self.assertEqual([s.get("name") for s in suites], ["00_sequential", "01_hillis_steele"])
+        self.assertEqual(suites[0].get("failures"), "1")
+        failure = suites[0].find("testcase[@name='bad']/failure")
+        self.assertIn("garbage <x>", failure.get("message"))
+        self.assertEqual(suites[1].get("errors"), "1")
+        self.assertIn("error", suites[1].find("testcase[@name='build']/error").text)
+
+    def test_text(self):
+        text = sg.render(self.grade(), "text", "./lab grade --seed 42")
+        self.assertIn("10 / 15", text)
+        self.assertIn("FAILED (5 pts) bad [order: reverse]", text)
+        self.assertIn("does not compile", text)
+        self.assertIn("| x.cuh:3: error", text)
+        self.assertIn("./lab grade --seed 42", text)
+        self.assertRegex(text, r"total\s+10 / 22")
+
+    def test_select_chapters(self):
+        chs = [sg.Chapter("00", "sequential"), sg.Chapter("01", "hillis_steele")]
+        self.assertEqual(sg.select_chapters(chs, "1"), [chs[1]])
+        self.assertEqual(sg.select_chapters(chs, "01,00,1"), [chs[1], chs[0]])
+        self.assertEqual(sg.select_chapters(chs, "sequential"), [chs[0]])
+        self.assertEqual(sg.select_chapters(chs, None), chs)
+        with self.assertRaises(ValueError):
+            sg.select_chapters(chs, "7")
+
+
+class Drift(unittest.TestCase):
+    SOLUTION = "a\n// BEGIN TODO\nanswer\n// END TODO\nb\n"
+
+    def compare(self, exercise, solution=SOLUTION):
+        with tempfile.TemporaryDirectory() as d:
+            e, s = Path(d) / "e", Path(d) / "s"
+            e.write_text(exercise)
+            s.write_text(solution)
+            return drift_check.compare(e, s)
+
+    def test_todo_regions_may_differ(self):
+        self.assertEqual(self.compare("a\n// BEGIN TODO\n// TODO(student): write it\n(void)x;\n// END TODO\nb\n"), [])
+
+    def test_drift_outside_is_found(self):
+        problems = self.compare("a\n// BEGIN TODO\n// END TODO\nB\n")
+        self.assertEqual(len(problems), 1)
+        self.assertIn(":4 differs", problems[0])
+
+    def test_missing_or_extra_lines_are_found(self):
+        self.assertTrue(self.compare("a\n// BEGIN TODO\n// END TODO\nb\nextra\n"))
+        self.assertTrue(self.compare("a\n// BEGIN TODO\n// END TODO\n"))
+
+    def test_markers_must_pair(self):
+        self.assertTrue(self.compare("a\n// BEGIN TODO\nb\n"))
+        self.assertTrue(self.compare("a\n// END TODO\nb\n"))
+        self.assertTrue(self.compare("a\n// BEGIN TODO\n// BEGIN TODO\n// END TODO\nb\n"))
+
+    def test_region_count_must_match(self):
+        self.assertTrue(self.compare("a\nb\n"))
+
+    def test_the_repo_has_no_drift(self):
+        self.assertEqual(drift_check.check_tree(REPO / "exercises", REPO / "solutions"), [])
+
+
+class Mutants(unittest.TestCase):
+    def write(self, text):
+        d = Path(self.tmp.name) / "07_example"
+        d.mkdir(exist_ok=True)
+        p = d / "m.mutant"
+        p.write_text(textwrap.dedent(text))
+        return p
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_parse_and_apply_once(self):
+        m = mutant.parse(self.write("""\
+            # A comment.
+            file: x.cuh
+            orders: default
+            @@ find
+              y = 1;
+            @@ replace
+              y = 2;
+            @@ end
+            @@ find
+            z
+            @@ replace
+            @@ end
+            """))
+        self.assertEqual((m.chapter, m.file, m.orders, m.about), ("07_example", "x.cuh", "default", "A comment."))
+        self.assertEqual(mutant.mutate(m, "a\n  y = 1;\nz\nb\n"), "a\n  y = 2;\nb\n")
+
+    def test_find_must_match_exactly_once(self):
+        m = mutant.parse(self.write("file: x\n@@ find\nq\n@@ replace\nr\n@@ end\n"))
+        with self.assertRaisesRegex(mutant.MutantError, "nowhere"):
+            mutant.mutate(m, "a\n")
+        with self.assertRaisesRegex(mutant.MutantError, "2 times"):
+            mutant.mutate(m, "q\nq\n")
+
+    def test_malformed_files_are_errors(self):
+        for text in ("@@ find\na\n@@ replace\nb\n@@ end\n",          # no file:
+                     "file: x\n",                                    # no edit
+                     "file: x\n@@ find\na\n@@ replace\nb\n",         # not closed
+                     "file: x\n@@ find\na\n@@ replace\na\n@@ end\n",  # changes nothing
+                     "file: x\nbogus line\n"):
+            with self.assertRaises(mutant.MutantError, msg=text):
+                mutant.parse(self.write(text))
+
+    def test_every_mutant_in_the_suite_applies(self):
+        paths = mutant.all_mutants()
+        self.assertGreaterEqual(len(paths), 10)
+        for path in paths:
+            m = mutant.parse(path)
+            original = (REPO / "solutions" / m.chapter / m.file).read_text()
+            self.assertNotEqual(mutant.mutate(m, original), original, path)
+
+
+if __name__ == "__main__":
+    unittest.main()
