@@ -28,7 +28,8 @@ chapters() { sed -n 's/^scanlab_add_chapter(\([0-9][0-9]\) \([a-z_0-9]*\).*/\1_\
 if has build; then
   nvidia-smi -L | tee "$out/device.txt"
   check "configure (gpu preset)" "$out/configure.log" cmake --preset gpu -DCMAKE_CUDA_ARCHITECTURES=90
-  check "build (gpu preset)" "$out/build.log" cmake --build --preset gpu -j "$(nproc)"
+  # -k 0: one target that fails to compile does not stop the others from being checked
+  check "build (gpu preset)" "$out/build.log" cmake --build --preset gpu -j "$(nproc)" -- -k 0
 fi
 
 if has ctest; then
