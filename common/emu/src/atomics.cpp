@@ -18,7 +18,7 @@ T rmw(T* address, F&& update) {
       *address = desired;
       note_store(t);
     } else {
-      poll(address);
+      poll(address, sizeof(T));
     }
   } else {
     *address = desired;
@@ -34,13 +34,13 @@ void fence(int scope) {
   if (Thread* t = running; t && weak_memory && scope >= 1) weak_fence(t);
 }
 
-void volatile_access(const void* addr, std::size_t, bool is_write) {
+void volatile_access(const void* addr, std::size_t bytes, bool is_write) {
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
   if (is_write)
     note_store(t);
   else
-    poll(addr);
+    poll(addr, bytes);
 }
 
 }  // namespace scanlab_emu::detail

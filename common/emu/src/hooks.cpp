@@ -44,7 +44,7 @@ inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
   if (observe_shared && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
-  poll(addr);
+  poll(addr, bytes);
 }
 
 }  // namespace

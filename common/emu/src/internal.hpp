@@ -61,6 +61,10 @@ struct Thread {
   const volatile void* poll_addr = nullptr;
   const volatile void* poll_prev = nullptr;
   unsigned polls = 0;
+  std::uint64_t poll_value = 0;   // what the last poll of poll_addr found there
+  // Set once the thread has polled one address kSpinPolls times, until it stores or polls elsewhere:
+  // a spinning thread's yields, at warp collectives too, are not progress.
+  bool spin_sticky = false;
   std::vector<BankAccess> bank_log;
 
   Thread() = default;
@@ -156,6 +160,7 @@ inline bool on_own_stack(const Thread* t, const void* addr) {
 inline void note_store(Thread* t) {
   __atomic_store_n(&store_epoch, store_epoch + 1, __ATOMIC_RELAXED);
   t->polls = 0;
+  t->spin_sticky = false;
 }
 
 // ---- diagnostics (diagnostics.cpp) ----

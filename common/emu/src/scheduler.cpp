@@ -299,6 +299,7 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
     t->spinning = false;
     t->has_work = true;
     t->polls = 0;
+    t->spin_sticky = false;
     t->poll_addr = t->poll_prev = nullptr;
     b->threads[i] = t;
     b->warps[t->warp].live |= 1u << t->lane;
@@ -461,7 +462,7 @@ void start_watchdog() {
 void yield_to_scheduler() {
   Thread* t = running;
   Block& b = *t->block;
-  if (!t->spinning) b.pass_progressed = true;
+  if (!t->spinning && !t->spin_sticky) b.pass_progressed = true;
   Thread* next = current_launch->aborted ? nullptr : next_in_pass(b);
   if (next) enter(next);
   switch_to(t, next);  // `t` runs again from here; whoever switched back entered it
@@ -566,17 +567,28 @@ unsigned active_mask(const void* site) {
   return unsigned(t->result);
 }
 
-void poll(const volatile void* addr) {
+void poll(const volatile void* addr, std::size_t bytes) {
   Thread* t = running;
   if (!t) return;
-  if (addr != nullptr && addr != t->poll_addr && addr != t->poll_prev) {
-    t->poll_prev = t->poll_addr;
-    t->poll_addr = addr;
-    t->polls = 0;
+  if (addr != nullptr) {
+    // The hook runs before the load: what is in memory now is what the thread is about to read.
+    std::uint64_t value = 0;
+    std::memcpy(&value, const_cast<const void*>(addr), std::min<std::size_t>(bytes, sizeof value));
+    if (addr != t->poll_addr && addr != t->poll_prev) {
+      t->poll_prev = t->poll_addr;
+      t->poll_addr = addr;
+      t->polls = 0;
+      t->spin_sticky = false;
+    } else if (addr == t->poll_addr && value != t->poll_value) {
+      t->polls = 0;  // the thread sees something new: not spinning
+      t->spin_sticky = false;
+    }
+    if (addr == t->poll_addr) t->poll_value = value;
   }
   if (++t->polls >= kSpinPolls) {
     t->polls = 0;
     t->spinning = true;
+    t->spin_sticky = true;
     yield_to_scheduler();
   }
 }
@@ -710,6 +722,11 @@ void run_launch(Launch& L) {
     pick->stalled = false;
     if (weak_memory) weak_switch_in(*pick);
     Outcome outcome = run_block(L, *pick);
+    if (outcome == Outcome::stalled) {
+      // Before the weak-memory commits below: a store that lands now is news to this block.
+      pick->stalled = true;
+      pick->stall_epoch = store_epoch;
+    }
     if (weak_memory) {
       weak_switch_out(*pick, outcome == Outcome::finished);
       weak_drain_step();
@@ -719,9 +736,6 @@ void run_launch(Launch& L) {
       active.erase(std::find(active.begin(), active.end(), pick));
       finish_block(pick);
       ++L.blocks_done;
-    } else if (outcome == Outcome::stalled) {
-      pick->stalled = true;
-      pick->stall_epoch = store_epoch;
     }
   }
   if (weak_memory) weak_commit_all(active);  // the end of a kernel makes every store visible

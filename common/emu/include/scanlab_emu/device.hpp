@@ -67,7 +67,9 @@ T from_bits(std::uint64_t bits) {
 
 int block_barrier(int op, int predicate, const void* site);  // op: 0 plain, 1 count, 2 and, 3 or
 unsigned active_mask(const void* site);
-void poll(const volatile void* addr);  // a spin-loop step: may yield to other threads and blocks
+// A spin-loop step (a volatile or atomic read of `bytes` at `addr`, or __nanosleep with no address):
+// may yield to other threads and blocks.
+void poll(const volatile void* addr, std::size_t bytes = 0);
 void fence(int scope);                  // 0 block, 1 device, 2 system
 void volatile_access(const void* addr, std::size_t bytes, bool is_write);  // as a volatile load/store
 long long clock_ticks();
