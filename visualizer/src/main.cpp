@@ -23,6 +23,7 @@
 
 #include "diagrams.hpp"
 #include "dot.hpp"
+#include "lookback_snapshots.hpp"
 #include "trace_io.hpp"
 
 namespace fs = std::filesystem;
@@ -39,6 +40,8 @@ struct Options {
   std::string out;
   std::string trace;
   std::vector<std::string> levels;
+  scanlab::viz::LookbackVizOptions lookback;  // chapter 07
+  long long at = -1;                          // chapter 07: the snapshot's step (an event's seq)
 };
 
 std::vector<long long> parse_list(const std::string& text) {
@@ -182,6 +185,18 @@ void chapter03(const Options& o, const std::string& out) {
   }
 }
 
+// Chapter 07: look-back snapshots (Fig. 6 of Merrill and Garland) from the traced solution.
+void chapter07(Options o, const std::string& out) {
+  std::string trace_path = o.trace;
+  if (trace_path.empty()) {
+    trace_path = out + "/trace.jsonl";
+    o.lookback.n = o.n_given ? o.n : 1024;
+    o.lookback.seed = o.seed;
+    run_program(scanlab::viz::kLookbackTracedProgram, scanlab::viz::lookback_program_args(o.lookback, trace_path));
+  }
+  report(scanlab::viz::draw_lookback(trace_path, o.at, out));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -199,6 +214,15 @@ int main(int argc, char** argv) {
   app.add_option("--trace", o.trace, "draw this trace file instead of running the chapter");
   app.add_option("--level", o.levels, "chapter 03: a level to map (load, up 1, ..., down 1, ..., store); "
                                       "repeatable; default: load and up 5");
+  app.add_option("--schedule", o.lookback.schedule,
+                 "chapter 07: fig6 (the paper's example, scripted), in-order, reverse or random (emulator dispatch)")
+      ->check(CLI::IsMember({"fig6", "in-order", "reverse", "random"}))
+      ->capture_default_str();
+  app.add_option("--at", o.at, "chapter 07: draw the descriptors as they were after this step (an event's seq)");
+  app.add_option("--variant", o.lookback.variant, "chapter 07: serial-fenced, serial-fused, warp-fenced, warp-fused")
+      ->check(CLI::IsMember({"serial-fenced", "serial-fused", "warp-fenced", "warp-fused"}))
+      ->capture_default_str();
+  app.add_option("--resident", o.lookback.resident, "chapter 07: resident block slots on the emulator (0: default)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -219,8 +243,9 @@ int main(int argc, char** argv) {
       case 1: chapter01(o, out); break;
       case 2: chapter02(o, out); break;
       case 3: chapter03(o, out); break;
+      case 7: chapter07(o, out); break;
       default:
-        std::cerr << "scanlab-viz: no diagrams for chapter '" << o.chapter << "' (there are: 01, 02, 03)\n";
+        std::cerr << "scanlab-viz: no diagrams for chapter '" << o.chapter << "' (there are: 01, 02, 03, 07)\n";
         return 2;
     }
     std::cout << "rendered with " << scanlab::viz::renderer_name() << " into " << out << "\n";
