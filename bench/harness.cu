@@ -161,6 +161,10 @@ template <class T>
 std::string verify_row(const Row& row, Expected<T>& exp, const std::vector<T>& got) {
   const size_t n = got.size();
   const T* in = exp.input().data();
+  if (row.check == Check::custom) {
+    const Verifier<T>& verify = row.template verifier<T>();
+    return verify ? verify(exp.input(), got) : std::string("no verifier for this type");
+  }
   if (row.check == Check::copy) {
     const VerifyResult r = verify_exact(in, got.data(), n);
     return r.ok ? std::string() : r.message();
@@ -172,6 +176,7 @@ std::string verify_row(const Row& row, Expected<T>& exp, const std::vector<T>& g
       case Check::inclusive: want = &exp.inclusive(); break;
       case Check::inclusive_tiles: want = &exp.inclusive_tiles(row.tile); break;
       case Check::copy: break;
+      case Check::custom: break;
     }
     const VerifyResult r = verify_exact(want->data(), got.data(), n);
     return r.ok ? std::string() : r.message();
@@ -349,10 +354,18 @@ std::vector<Measurement> run_size(const Context& ctx, const std::vector<const Ro
     if (m.algorithm == kCopyRow) copy_ms = m.median_ms;
     if (m.algorithm == kCubRow) cub_ms = m.median_ms;
   }
-  for (Measurement& m : out) {
+  for (size_t i = 0; i < out.size(); ++i) {
+    Measurement& m = out[i];
     if (m.status != Status::ok || m.median_ms <= 0) continue;
     if (copy_ms > 0) m.ratio_copy = copy_ms / m.median_ms;
-    if (cub_ms > 0) m.ratio_cub = cub_ms / m.median_ms;
+    double base_ms = cub_ms;
+    if (!rows[i]->baseline.empty()) {  // an application row: its own CUB counterpart
+      base_ms = -1;
+      for (const Measurement& b : out) {
+        if (b.algorithm == rows[i]->baseline && b.status == Status::ok) base_ms = b.median_ms;
+      }
+    }
+    if (base_ms > 0) m.ratio_cub = base_ms / m.median_ms;
   }
   return out;
 }
@@ -461,6 +474,18 @@ BenchResult run_benchmark(const Config& cfg, const Registry& reg, const DeviceMe
     if (name == kCopyRow || name == kCubRow) continue;
     const Row* r = reg.find(name);
     if (r == nullptr) throw std::invalid_argument("unknown algorithm '" + name + "'");
+    if (std::find(rows.begin(), rows.end(), r) != rows.end()) {  // already there as a baseline
+      shown[static_cast<size_t>(std::find(rows.begin(), rows.end(), r) - rows.begin())] = true;
+      continue;
+    }
+    if (!r->baseline.empty()) {  // its CUB counterpart first, measured for the ratio
+      const Row* b = reg.find(r->baseline);
+      if (b == nullptr) throw std::invalid_argument("row '" + name + "': unknown baseline '" + r->baseline + "'");
+      if (std::find(rows.begin(), rows.end(), b) == rows.end()) {
+        rows.push_back(b);
+        shown.push_back(std::find(cfg.algorithms.begin(), cfg.algorithms.end(), b->name) != cfg.algorithms.end());
+      }
+    }
     rows.push_back(r);
     shown.push_back(true);
   }

@@ -35,7 +35,13 @@ enum class Check {
   exclusive,        // exclusive prefix sum of the whole array
   inclusive,        // inclusive prefix sum of the whole array
   inclusive_tiles,  // independent inclusive sums of consecutive Row::tile-element tiles
+  custom,           // Row::verify_int32 / verify_float decide (applications: compaction, sort, ...)
 };
+
+// Check::custom: returns "" when `got` is the right output for `in`, else what is wrong.
+template <class T>
+using Verifier = std::function<std::string(const std::vector<T>& in, const std::vector<T>& got)>;
+#define SCANLAB_BENCH_HAS_CUSTOM_CHECK 1
 
 // The timed operation: reads n elements at d_in, writes n at d_out, on stream s. It must not
 // synchronize the host; the harness records CUDA events around it on s.
@@ -65,6 +71,20 @@ struct Row {
   std::string limit_note;
   Factory<int32_t> make_int32;  // empty: the row does not support that type
   Factory<float> make_float;
+  Verifier<int32_t> verify_int32;  // Check::custom only
+  Verifier<float> verify_float;
+  // Non-empty: the "x CUB" ratio divides by this row's time instead of cub's (an application's
+  // CUB counterpart, e.g. cub_select_if); the harness measures that row too, at every size.
+  std::string baseline;
+
+  template <class T>
+  const Verifier<T>& verifier() const {
+    if constexpr (std::is_same_v<T, int32_t>) {
+      return verify_int32;
+    } else {
+      return verify_float;
+    }
+  }
 
   template <class T>
   const Factory<T>& factory() const {

@@ -4,12 +4,15 @@
 // and one line in register_chapter_rows.
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 #include <scanlab/monoid.hpp>
 
 #include "bank_conflicts.cuh"   // solutions/03_bank_conflicts
 #include "blelloch.cuh"         // solutions/02_blelloch
+#include "chained_scan.cuh"     // solutions/06_chained_scan
+#include "decoupled_lookback.cuh"  // solutions/07_decoupled_lookback
 #include "hillis_steele.cuh"    // solutions/01_hillis_steele
 #include "multi_block_scan.cuh"  // solutions/05_multi_block
 #include "registry.hpp"
@@ -136,8 +139,66 @@ void register_ch05(Registry& reg) {
       "chapter 05: reduce-then-scan with 8192-element tiles, 512 x 16 (exclusive)");
 }
 
+// Chapter 06: the chained scan. Its throughput is capped by one inter-SM message latency per tile,
+// whatever the memory can do; the row shows that cap next to chapter 07 in the same table.
+void register_ch06(Registry& reg) {
+  Row& r = reg.add({"ch06_chained", "chapter 06: chained scan, 256 threads x 16 items per tile (exclusive)",
+                    Check::exclusive});
+  set_stateful(r, [](auto tag, size_t n) {
+    using T = typename decltype(tag)::type;
+    auto scan = std::make_shared<ch06::ChainedScan<T>>(n);
+    return [scan](const T* in, T* out, size_t count, cudaStream_t s) { scan->exclusive(in, out, count, Plus<T>{}, s); };
+  });
+}
+
+// Chapter 07: decoupled look-back. One row per configuration, so that one run sweeps tile shapes and
+// the book's steps side by side (--algorithms picks a subset). The descriptor and ticket reset (one
+// cudaMemsetAsync) is inside the timed operation, as CUB's init kernel is in CUB's time.
+template <class P>
+void add_ch07_row(Registry& reg, const std::string& name, const std::string& what,
+                  unsigned sleep_ns = ch07::kDefaultMaxSleepNs) {
+  Row& r = reg.add({name, what, Check::exclusive});
+  set_stateful(r, [sleep_ns](auto tag, size_t n) {
+    using T = typename decltype(tag)::type;
+    auto scan = std::make_shared<ch07::DecoupledLookbackScan<T, P>>(n);
+    ch07::Options o;
+    o.max_sleep_ns = sleep_ns;
+    return [scan, o](const T* in, T* out, size_t count, cudaStream_t s) {
+      scan->exclusive(in, out, count, Plus<T>{}, s, o);
+    };
+  });
+}
+
+void register_ch07(Registry& reg) {
+  using ch07::Descriptors;
+  using ch07::Lookback;
+  using ch07::Policy;
+  // The default: warp look-back, fused descriptors (fenced for 8-byte values), 256 x 16.
+  add_ch07_row<Policy<256, 16>>(reg, "ch07_lookback", "chapter 07: decoupled look-back, warp window, fused words, 256x16");
+  // Tile shapes.
+  add_ch07_row<Policy<128, 16>>(reg, "ch07_128x16", "chapter 07, 128 threads x 16 items");
+  add_ch07_row<Policy<256, 8>>(reg, "ch07_256x8", "chapter 07, 256 threads x 8 items");
+  add_ch07_row<Policy<256, 12>>(reg, "ch07_256x12", "chapter 07, 256 threads x 12 items");
+  add_ch07_row<Policy<256, 20>>(reg, "ch07_256x20", "chapter 07, 256 threads x 20 items");
+  add_ch07_row<Policy<256, 24>>(reg, "ch07_256x24", "chapter 07, 256 threads x 24 items");
+  add_ch07_row<Policy<512, 8>>(reg, "ch07_512x8", "chapter 07, 512 threads x 8 items");
+  add_ch07_row<Policy<512, 16>>(reg, "ch07_512x16", "chapter 07, 512 threads x 16 items");
+  add_ch07_row<Policy<1024, 8>>(reg, "ch07_1024x8", "chapter 07, 1024 threads x 8 items");
+  // Backoff.
+  add_ch07_row<Policy<256, 16>>(reg, "ch07_nosleep", "chapter 07, 256x16, spinning without __nanosleep", 0);
+  add_ch07_row<Policy<256, 16>>(reg, "ch07_sleep1us", "chapter 07, 256x16, backoff up to 1 us", 1024);
+  // The book's steps (256 x 16).
+  add_ch07_row<Policy<256, 16, Descriptors::fenced, Lookback::serial>>(
+      reg, "ch07_serial_fenced", "chapter 07 step 1: one thread looks back, value-fence-flag descriptors");
+  add_ch07_row<Policy<256, 16, Descriptors::fused, Lookback::serial>>(
+      reg, "ch07_serial_fused", "chapter 07 step 2: one thread looks back, fused 64-bit descriptors");
+  add_ch07_row<Policy<256, 16, Descriptors::fenced, Lookback::warp>>(
+      reg, "ch07_warp_fenced", "chapter 07 step 3 with fenced descriptors: a warp looks back over 32 tiles");
+}
+
 }  // namespace
 
+void register_application_rows(Registry& reg);  // rows_applications.cu: chapters 08-10
 
 void register_chapter_rows(Registry& reg) {
   register_ch00(reg);
@@ -146,6 +207,9 @@ void register_chapter_rows(Registry& reg) {
   register_ch03(reg);
   register_ch04(reg);
   register_ch05(reg);
+  register_ch06(reg);
+  register_ch07(reg);
+  register_application_rows(reg);
 }
 
 }  // namespace scanlab::bench

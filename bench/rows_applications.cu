@@ -1,0 +1,395 @@
+// scanlab_bench: rows for the applications of chapters 08-10 (compaction, radix sort, segmented
+// scan, summed-area table) and their CUB counterparts (cub::DeviceSelect::If,
+// cub::DevicePartition::If, cub::DeviceRadixSort, cub::DeviceScan::InclusiveSumByKey), measured in
+// the same run so that "x CUB" compares each row with its own counterpart (Row::baseline).
+//
+// Their outputs are not scans, so they are checked by their own verifiers (Check::custom), with
+// the harness's random input: x > 0 keeps about half of it (the paper's "50% selection"), sort
+// keys are its int32 bit patterns as uint32, segment heads are drawn from a seed that depends only
+// on n (mean segment length 500, as in the paper's reduce-by-key), the table treats n = w * h as a
+// square-ish image. Needs SCANLAB_BENCH_HAS_CUSTOM_CHECK from registry.hpp; without it the rows
+// are left out (and the benchmark still builds).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/monoid.hpp>
+#include <scanlab/oracle.hpp>
+#include <scanlab/random.hpp>
+#include <scanlab/verify.hpp>
+
+#include "registry.hpp"
+
+#if defined(SCANLAB_BENCH_HAS_CUSTOM_CHECK)
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include "radix_sort.cuh"                     // solutions/09_radix_sort
+#include "segmented_scan.cuh"                 // solutions/10_segmented_scan
+#include "stream_compaction.cuh"              // solutions/08_stream_compaction
+#include "stream_compaction_single_pass.cuh"  // solutions/08_stream_compaction
+#endif
+
+namespace scanlab::bench {
+
+#if defined(SCANLAB_BENCH_HAS_CUSTOM_CHECK)
+namespace {
+
+template <class P>
+using elem_t = std::remove_const_t<std::remove_pointer_t<P>>;
+
+template <class T>
+struct KeepPositive {
+  __host__ __device__ bool operator()(T x) const { return x > T(0); }
+};
+
+template <class T>
+std::string first_mismatch(const std::vector<T>& want, const T* got, size_t n) {
+  const VerifyResult r = verify_exact(want.data(), got, n);
+  return r.ok ? std::string() : r.message();
+}
+
+// Kept elements in order at the front; with `partition`, the rejected ones after them, in order
+// or (CUB's DevicePartition) reversed.
+enum class Rejected { none, in_order, reversed };
+
+template <class T>
+Verifier<T> compaction_verifier(Rejected rejected) {
+  return [rejected](const std::vector<T>& in, const std::vector<T>& got) {
+    std::vector<T> want;
+    for (const T& x : in) if (x > T(0)) want.push_back(x);
+    if (rejected == Rejected::none) return first_mismatch(want, got.data(), want.size());
+    std::vector<T> rest;
+    for (const T& x : in) if (!(x > T(0))) rest.push_back(x);
+    if (rejected == Rejected::reversed) std::reverse(rest.begin(), rest.end());
+    want.insert(want.end(), rest.begin(), rest.end());
+    return first_mismatch(want, got.data(), want.size());
+  };
+}
+
+// Sorted as uint32 bit patterns.
+Verifier<int32_t> sort_verifier() {
+  return [](const std::vector<int32_t>& in, const std::vector<int32_t>& got) {
+    std::vector<uint32_t> want(in.size());
+    for (size_t i = 0; i < in.size(); ++i) want[i] = static_cast<uint32_t>(in[i]);
+    std::sort(want.begin(), want.end());
+    std::vector<int32_t> w(in.size());
+    for (size_t i = 0; i < in.size(); ++i) w[i] = static_cast<int32_t>(want[i]);
+    return first_mismatch(w, got.data(), got.size());
+  };
+}
+
+// Head flags for n elements, the same in the factory and the verifier.
+std::vector<uint8_t> bench_heads(size_t n) {
+  Rng rng(0x5e9u ^ n);
+  std::vector<uint8_t> heads(n);
+  for (auto& h : heads) h = rng.uniform(0, 499) == 0 ? 1 : 0;
+  if (n > 0) heads[0] = 1;
+  return heads;
+}
+
+template <class T>
+Verifier<T> segmented_verifier() {
+  return [](const std::vector<T>& in, const std::vector<T>& got) -> std::string {
+    const std::vector<uint8_t> heads = bench_heads(in.size());
+    for (size_t b = 0; b < in.size();) {
+      size_t e = b + 1;
+      while (e < in.size() && !heads[e]) ++e;
+      VerifyResult r;
+      if constexpr (std::is_floating_point_v<T>) {
+        r = verify_float_scan(in.data() + b, got.data() + b, e - b, ScanKind::inclusive);
+      } else {
+        std::vector<T> want(e - b);
+        inclusive_scan_oracle(in.data() + b, want.data(), e - b, Plus<T>{});
+        r = verify_exact(want.data(), got.data() + b, e - b);
+      }
+      if (!r.ok) return "segment [" + std::to_string(b) + ", " + std::to_string(e) + "): " + r.message();
+      b = e;
+    }
+    return std::string();
+  };
+}
+
+// n = w * h with w the largest power of two <= sqrt(n) that divides n.
+void image_shape(size_t n, int& w, int& h) {
+  size_t ww = 1;
+  while ((ww * 2) * (ww * 2) <= n && n % (ww * 2) == 0) ww *= 2;
+  w = static_cast<int>(ww);
+  h = static_cast<int>(n / ww);
+}
+
+Verifier<int32_t> sat_verifier() {
+  return [](const std::vector<int32_t>& in, const std::vector<int32_t>& got) {
+    int w = 0, h = 0;
+    image_shape(in.size(), w, h);
+    std::vector<int32_t> want(in.size());
+    for (int y = 0; y < h; ++y) {
+      uint32_t row = 0;
+      for (int x = 0; x < w; ++x) {
+        const size_t i = static_cast<size_t>(y) * w + x;
+        row += static_cast<uint32_t>(in[i]);
+        const uint32_t above = y > 0 ? static_cast<uint32_t>(want[i - static_cast<size_t>(w)]) : 0u;
+        want[i] = static_cast<int32_t>(row + above);
+      }
+    }
+    return first_mismatch(want, got.data(), got.size());
+  };
+}
+
+// ---- chapter 08 ------------------------------------------------------------------------------
+
+void register_ch08(Registry& reg) {
+  {
+    Row& r = reg.add({"cub_select_if", "cub::DeviceSelect::If, x > 0 (about half kept)", Check::custom});
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      size_t bytes = 0;
+      SCANLAB_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
+                                               static_cast<unsigned*>(nullptr), static_cast<int64_t>(n), KeepPositive<T>{}));
+      auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
+      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
+      return [temp, count, bytes](const T* in, T* out, size_t m, cudaStream_t s) {
+        size_t b = bytes;
+        SCANLAB_CUDA_CHECK(cub::DeviceSelect::If(temp->data(), b, in, out, count->data(), static_cast<int64_t>(m),
+                                                 KeepPositive<T>{}, s));
+      };
+    });
+    r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
+    r.verify_float = compaction_verifier<float>(Rejected::none);
+  }
+  {
+    Row& r = reg.add({"cub_partition_if", "cub::DevicePartition::If, x > 0 (rejected ones reversed)", Check::custom});
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      size_t bytes = 0;
+      SCANLAB_CUDA_CHECK(cub::DevicePartition::If(nullptr, bytes, static_cast<const T*>(nullptr),
+                                                  static_cast<T*>(nullptr), static_cast<unsigned*>(nullptr),
+                                                  static_cast<int64_t>(n), KeepPositive<T>{}));
+      auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
+      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
+      return [temp, count, bytes](const T* in, T* out, size_t m, cudaStream_t s) {
+        size_t b = bytes;
+        SCANLAB_CUDA_CHECK(cub::DevicePartition::If(temp->data(), b, in, out, count->data(), static_cast<int64_t>(m),
+                                                    KeepPositive<T>{}, s));
+      };
+    });
+    r.verify_int32 = compaction_verifier<int32_t>(Rejected::reversed);
+    r.verify_float = compaction_verifier<float>(Rejected::reversed);
+  }
+  {
+    Row& r = reg.add({"ch08_select_if_three_phase",
+                      "chapter 08: select-if x > 0: count (__syncthreads_count), scan, scatter (ballot/popc)",
+                      Check::custom});
+    r.baseline = "cub_select_if";
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      auto ws = std::make_shared<ch08::CompactionWorkspace>(n);
+      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
+      return [ws, count](const T* in, T* out, size_t m, cudaStream_t s) {
+        ch08::select_if(in, out, count->data(), m, ch08::IsPositive<T>{}, *ws, s);
+      };
+    });
+    r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
+    r.verify_float = compaction_verifier<float>(Rejected::none);
+  }
+  {
+    Row& r = reg.add({"ch08_select_if_single_pass",
+                      "chapter 08: select-if x > 0 in one pass, the count fused into chapter 07's look-back",
+                      Check::custom});
+    r.baseline = "cub_select_if";
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      auto ws = std::make_shared<ch08::SinglePassWorkspace>(n);
+      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
+      return [ws, count](const T* in, T* out, size_t m, cudaStream_t s) {
+        ch08::select_if_single_pass(in, out, count->data(), m, ch08::IsPositive<T>{}, *ws, s);
+      };
+    });
+    r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
+    r.verify_float = compaction_verifier<float>(Rejected::none);
+  }
+  {
+    Row& r = reg.add({"ch08_partition_if", "chapter 08: stable partition x > 0, three phases", Check::custom});
+    r.baseline = "cub_partition_if";
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      auto ws = std::make_shared<ch08::CompactionWorkspace>(n);
+      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
+      return [ws, count](const T* in, T* out, size_t m, cudaStream_t s) {
+        ch08::partition_if(in, out, count->data(), m, ch08::IsPositive<T>{}, *ws, s);
+      };
+    });
+    r.verify_int32 = compaction_verifier<int32_t>(Rejected::in_order);
+    r.verify_float = compaction_verifier<float>(Rejected::in_order);
+  }
+}
+
+// ---- chapter 09 (int32 rows only: the keys are the input's bit patterns as uint32) -------------
+
+const uint32_t* as_keys(const int32_t* p) { return reinterpret_cast<const uint32_t*>(p); }
+uint32_t* as_keys(int32_t* p) { return reinterpret_cast<uint32_t*>(p); }
+
+void register_ch09(Registry& reg) {
+  {
+    Row& r = reg.add({"cub_radix_sort_keys", "cub::DeviceRadixSort::SortKeys, uint32 keys (all 32 bits)",
+                      Check::custom});
+    r.make_int32 = [](size_t n) {
+      size_t bytes = 0;
+      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
+                                                        static_cast<uint32_t*>(nullptr), n));
+      auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
+      return Runner<int32_t>([temp, bytes](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+        size_t b = bytes;
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp->data(), b, as_keys(in), as_keys(out), m, 0, 32, s));
+      });
+    };
+    r.verify_int32 = sort_verifier();
+  }
+  {
+    Row& r = reg.add({"cub_radix_sort_pairs", "cub::DeviceRadixSort::SortPairs, uint32 keys and uint32 values",
+                      Check::custom});
+    r.make_int32 = [](size_t n) {
+      size_t bytes = 0;
+      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
+                                                         static_cast<uint32_t*>(nullptr),
+                                                         static_cast<const uint32_t*>(nullptr),
+                                                         static_cast<uint32_t*>(nullptr), n));
+      auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
+      auto values_in = std::make_shared<DeviceBuffer<uint32_t>>(n);
+      auto values_out = std::make_shared<DeviceBuffer<uint32_t>>(n);
+      SCANLAB_CUDA_CHECK(cudaMemset(values_in->data(), 0, n * sizeof(uint32_t)));
+      return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+        size_t b = bytes;
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp->data(), b, as_keys(in), as_keys(out), values_in->data(),
+                                                           values_out->data(), m, 0, 32, s));
+      });
+    };
+    r.verify_int32 = sort_verifier();
+  }
+  {
+    Row& r = reg.add({"ch09_radix_sort_keys", "chapter 09: LSD radix sort, 8 passes of 4-bit digits (uint32 keys)",
+                      Check::custom});
+    r.baseline = "cub_radix_sort_keys";
+    r.make_int32 = [](size_t n) {
+      auto ws = std::make_shared<ch09::RadixSortWorkspace>(n);
+      return Runner<int32_t>([ws](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+        ch09::radix_sort_keys(as_keys(in), as_keys(out), m, *ws, s);
+      });
+    };
+    r.verify_int32 = sort_verifier();
+  }
+  {
+    Row& r = reg.add({"ch09_radix_sort_pairs", "chapter 09: LSD radix sort of uint32 key-value pairs, 4-bit digits",
+                      Check::custom});
+    r.baseline = "cub_radix_sort_pairs";
+    r.make_int32 = [](size_t n) {
+      auto ws = std::make_shared<ch09::RadixSortWorkspace>(n);
+      auto values_in = std::make_shared<DeviceBuffer<uint32_t>>(n);
+      auto values_out = std::make_shared<DeviceBuffer<uint32_t>>(n);
+      SCANLAB_CUDA_CHECK(cudaMemset(values_in->data(), 0, n * sizeof(uint32_t)));
+      return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+        ch09::radix_sort_pairs(as_keys(in), as_keys(out), values_in->data(), values_out->data(), m, *ws, s);
+      });
+    };
+    r.verify_int32 = sort_verifier();
+  }
+  {
+    Row& r = reg.add({"ch09_radix_sort_split", "chapter 09: LSD radix sort by 32 one-bit splits (scan of flags)",
+                      Check::custom});
+    r.baseline = "cub_radix_sort_keys";
+    r.max_n = size_t(1) << 24;
+    r.limit_note = "32 passes of scan + scatter: capped at 2^24";
+    r.make_int32 = [](size_t n) {
+      auto ws = std::make_shared<ch09::RadixSortWorkspace>(n);
+      return Runner<int32_t>([ws](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+        ch09::radix_sort_split(as_keys(in), as_keys(out), nullptr, nullptr, m, *ws, s);
+      });
+    };
+    r.verify_int32 = sort_verifier();
+  }
+}
+
+// ---- chapter 10 ------------------------------------------------------------------------------
+
+void register_ch10(Registry& reg) {
+  {
+    Row& r = reg.add({"cub_inclusive_sum_by_key",
+                      "cub::DeviceScan::InclusiveSumByKey, segments as runs of equal int32 keys (mean length 500)",
+                      Check::custom});
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      const std::vector<uint8_t> heads = bench_heads(n);
+      std::vector<int32_t> keys(n);
+      int32_t id = 0;
+      for (size_t i = 0; i < n; ++i) keys[i] = (id += (i > 0 && heads[i]) ? 1 : 0);
+      auto d_keys = std::make_shared<DeviceBuffer<int32_t>>(keys);
+      size_t bytes = 0;
+      SCANLAB_CUDA_CHECK(cub::DeviceScan::InclusiveSumByKey(nullptr, bytes, d_keys->data(), static_cast<const T*>(nullptr),
+                                                            static_cast<T*>(nullptr), n));
+      auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
+      return [temp, bytes, d_keys](const T* in, T* out, size_t m, cudaStream_t s) {
+        size_t b = bytes;
+        SCANLAB_CUDA_CHECK(cub::DeviceScan::InclusiveSumByKey(temp->data(), b, d_keys->data(), in, out, m,
+                                                              ::cuda::std::equal_to<>{}, s));
+      };
+    });
+    r.verify_int32 = segmented_verifier<int32_t>();
+    r.verify_float = segmented_verifier<float>();
+  }
+  {
+    Row& r = reg.add({"ch10_segmented_scan",
+                      "chapter 10: segmented inclusive sum from head flags (mean length 500), lifted operator",
+                      Check::custom});
+    r.baseline = "cub_inclusive_sum_by_key";
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      auto d_heads = std::make_shared<DeviceBuffer<uint8_t>>(bench_heads(n));
+      auto ws = std::make_shared<ch10::SegmentedScanWorkspace<T>>(n);
+      return [d_heads, ws](const T* in, T* out, size_t m, cudaStream_t s) {
+        ch10::segmented_inclusive_scan(in, ch10::HeadFlagArray{d_heads->data()}, out, m, Plus<T>{}, *ws, s);
+      };
+    });
+    r.verify_int32 = segmented_verifier<int32_t>();
+    r.verify_float = segmented_verifier<float>();
+  }
+  {
+    Row& r = reg.add({"ch10_summed_area_table",
+                      "chapter 10: summed-area table of a w x h int32 image (n = w * h): row scans, transpose x2",
+                      Check::custom});
+    r.limit_note = "no CUB counterpart: compare with copy";
+    r.make_int32 = [](size_t n) {
+      int w = 0, h = 0;
+      image_shape(n, w, h);
+      auto ws = std::make_shared<ch10::SatWorkspace<int32_t>>(w, h);
+      return Runner<int32_t>([ws, w, h](const int32_t* in, int32_t* out, size_t, cudaStream_t s) {
+        ch10::summed_area_table(in, out, w, h, *ws, s);
+      });
+    };
+    r.verify_int32 = sat_verifier();
+  }
+}
+
+}  // namespace
+#endif  // SCANLAB_BENCH_HAS_CUSTOM_CHECK
+
+void register_application_rows(Registry& reg) {
+#if defined(SCANLAB_BENCH_HAS_CUSTOM_CHECK)
+  register_ch08(reg);
+  register_ch09(reg);
+  register_ch10(reg);
+#else
+  (void)reg;  // the harness cannot check these outputs yet (Check::custom): no rows
+#endif
+}
+
+}  // namespace scanlab::bench

@@ -1,0 +1,237 @@
+// Chapter 08 driver: stream compaction (select-if) and stable partition (partition-if).
+//
+// First the two worked examples of the book page (the compaction article's twelve integers, and
+// its bit-sliced warp-offset scan of the totals 16, 18, 17, 13), then n random elements compacted
+// with x > threshold into a poisoned output and checked against a sequential copy_if (or a stable
+// partition). On a GPU the n-element run is also timed. Exit code 0 only when everything verified.
+//
+//   ch08_stream_compaction_solution                     the examples, then 2^20 (emulator) / 2^24 int32
+//   ch08_stream_compaction_solution --partition         stable partition instead of select
+//   ch08_stream_compaction_solution --single-pass       chapter 07's look-back, fused (one kernel)
+//   ch08_stream_compaction_solution --single-pass --in-place   output over the input
+//   ch08_stream_compaction_solution --type float --threshold 0.5 -n 1M
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <scanlab/cli.hpp>
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/device_info.hpp>
+#include <scanlab/nvtx.hpp>
+#include <scanlab/random.hpp>
+#include <scanlab/timing.hpp>
+#include <scanlab/verify.hpp>
+
+#include "stream_compaction.cuh"
+#include "stream_compaction_single_pass.cuh"
+
+namespace {
+
+struct Config {
+  scanlab::CommonOptions common;
+  std::string type = "int";
+  double threshold = 0.0;
+  bool partition = false;
+  bool single_pass = false;
+  bool in_place = false;
+  bool skip_examples = false;
+};
+
+template <class T>
+std::string join(const std::vector<T>& v) {
+  std::ostringstream os;
+  os << "{";
+  for (std::size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i];
+  os << "}";
+  return os.str();
+}
+
+// The sequential meaning: kept elements in order, then (partition) rejected ones in order.
+template <class T, class Pred>
+std::vector<T> oracle(const std::vector<T>& in, Pred pred, bool partition, std::size_t& kept) {
+  std::vector<T> out;
+  for (const T& x : in) if (pred(x)) out.push_back(x);
+  kept = out.size();
+  if (partition) for (const T& x : in) if (!pred(x)) out.push_back(x);
+  return out;
+}
+
+// Runs the chosen compaction on d_in into d_out (the same buffer with --in-place).
+template <class T, class Pred>
+void compact(const Config& cfg, const T* d_in, T* d_out, unsigned* d_count, std::size_t n, Pred pred,
+             ch08::CompactionWorkspace& ws, ch08::SinglePassWorkspace& sp) {
+  if (cfg.single_pass) {
+    if (cfg.in_place) ch08::select_if_single_pass_in_place(d_out, d_count, n, pred, sp);
+    else ch08::select_if_single_pass(d_in, d_out, d_count, n, pred, sp);
+  } else if (cfg.partition) {
+    ch08::partition_if(d_in, d_out, d_count, n, pred, ws);
+  } else {
+    ch08::select_if(d_in, d_out, d_count, n, pred, ws);
+  }
+}
+
+// One compaction of `in`, checked. Returns the verdict line's success.
+template <class T, class Pred>
+bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print, nlohmann::json& report,
+             bool timed) {
+  const std::size_t n = in.size();
+  scanlab::DeviceBuffer<T> d_in(n);
+  scanlab::DeviceBuffer<T> d_out(n);
+  scanlab::DeviceBuffer<unsigned> d_count(1);
+  ch08::CompactionWorkspace ws(n);
+  ch08::SinglePassWorkspace sp(n);
+  {
+    SCANLAB_NVTX_RANGE("upload");
+    d_in.upload(in);
+    if (cfg.in_place) d_out.upload(in); else d_out.fill_poison();
+    d_count.fill_poison();
+  }
+  {
+    SCANLAB_NVTX_RANGE("compact");
+    compact(cfg, d_in.data(), d_out.data(), d_count.data(), n, pred, ws, sp);
+    SCANLAB_CHECK_SYNC();
+  }
+  std::vector<T> got;
+  std::vector<unsigned> count;
+  {
+    SCANLAB_NVTX_RANGE("download");
+    got = d_out.download();
+    count = d_count.download();
+  }
+  SCANLAB_NVTX_RANGE("verify");
+  std::size_t kept = 0;
+  const std::vector<T> want = oracle(in, pred, cfg.partition, kept);
+  const bool count_ok = count[0] == kept;
+  const std::size_t check_n = cfg.partition ? n : kept;
+  const scanlab::VerifyResult r = scanlab::verify_exact(want.data(), got.data(), check_n);
+  const bool ok = count_ok && r.ok;
+  if (print) {
+    std::vector<T> shown(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(count[0], n)));
+    std::cout << "  input  " << join(in) << "\n  output " << join(shown) << "  (" << count[0] << " kept)\n";
+  }
+  const std::string what = std::to_string(n) + " elements, " + std::to_string(kept) + " kept";
+  std::cout << (ok ? "verified: " : "FAILED: ") << what;
+  if (!count_ok) std::cout << ": the count is " << count[0] << ", expected " << kept;
+  if (!r.ok) std::cout << ": " << r.message();
+  std::cout << "\n";
+  report["verified"] = ok;
+  report["kept"] = kept;
+  report["message"] = r.message();
+
+  if (timed && ok && !scanlab::on_emulator() && !cfg.in_place && n > 0) {
+    SCANLAB_NVTX_RANGE("timing");
+    const scanlab::TimingStats t = scanlab::time_ms(
+        [&] { compact(cfg, d_in.data(), d_out.data(), d_count.data(), n, pred, ws, sp); }, 3,
+        cfg.common.repeat);
+    const double bytes = static_cast<double>(n + (cfg.partition ? n : kept)) * sizeof(T);
+    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s): "
+              << static_cast<double>(n) / (t.median_ms * 1e6) << " G elements/s, "
+              << scanlab::gbps(bytes, t.median_ms)
+              << " GB/s (counting n reads and one write per written element)\n";
+    report["median_ms"] = t.median_ms;
+    report["gbps"] = scanlab::gbps(bytes, t.median_ms);
+  }
+  return ok;
+}
+
+bool run_bit_sliced_example() {
+  const std::vector<unsigned> totals = {16, 18, 17, 13};
+  scanlab::DeviceBuffer<unsigned> d_totals(totals);
+  scanlab::DeviceBuffer<unsigned> d_offsets(totals.size());
+  d_offsets.fill_poison();
+  ch08::warp_offsets_bit_sliced_host(d_totals.data(), static_cast<int>(totals.size()), d_offsets.data());
+  SCANLAB_CHECK_SYNC();
+  const std::vector<unsigned> got = d_offsets.download();
+  const std::vector<unsigned> want = {0, 16, 34, 51};
+  const bool ok = got == want;
+  std::cout << "bit-sliced warp offsets of the totals " << join(totals) << ": " << join(got)
+            << (ok ? "  (verified)" : "  FAILED: expected {0,16,34,51}") << "\n";
+  return ok;
+}
+
+template <class T>
+int run(const Config& cfg) {
+  nlohmann::json report = {{"chapter", "08_stream_compaction"},
+                           {"backend", scanlab::backend_name()},
+                           {"n", cfg.common.n},
+                           {"seed", cfg.common.seed},
+                           {"type", cfg.type},
+                           {"threshold", cfg.threshold},
+                           {"variant", cfg.single_pass ? (cfg.in_place ? "single-pass in-place" : "single-pass")
+                                                       : (cfg.partition ? "partition" : "select")}};
+  bool ok = true;
+  const ch08::GreaterThan<T> pred{static_cast<T>(cfg.threshold)};
+  if (!cfg.skip_examples) {
+    std::cout << "The compaction article's example, keeping x > 0:\n";
+    const std::vector<T> example = {1, 0, 0, 0, 4, 3, 2, 0, 6, 8, 9, 0};
+    nlohmann::json ignored;
+    ok = run_one(cfg, example, ch08::IsPositive<T>{}, true, ignored, false) && ok;
+    ok = run_bit_sliced_example() && ok;
+    std::cout << "\n";
+  }
+  const std::size_t n = static_cast<std::size_t>(cfg.common.n);
+  const T lo = std::is_integral_v<T> ? T(-100) : T(-1);
+  const T hi = std::is_integral_v<T> ? T(100) : T(1);
+  const std::vector<T> in = scanlab::random_vector<T>(n, cfg.common.seed, lo, hi);
+  std::cout << (cfg.partition ? "partition-if" : "select-if") << " x > " << cfg.threshold << ", "
+            << (cfg.single_pass ? "single pass (decoupled look-back)" : "three phases")
+            << (cfg.in_place ? ", in place" : "") << ": ";
+  ok = run_one(cfg, in, pred, false, report, true) && ok;
+  if (scanlab::on_emulator() && !cfg.common.quiet) {
+    std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
+  }
+  if (!cfg.common.json.empty()) {
+    std::ofstream file(cfg.common.json);
+    file << report.dump(2) << "\n";
+    if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Chapter 08: stream compaction (select-if, partition-if)", "ch08_stream_compaction"};
+  Config cfg;
+  scanlab::add_common_options(app, cfg.common, scanlab::on_emulator() ? (1u << 20) : (1u << 24));
+  app.add_option("--type", cfg.type, "element type")->check(CLI::IsMember({"int", "float"}))->capture_default_str();
+  app.add_option("--threshold", cfg.threshold, "keep the elements x > threshold (inputs are in [-100, 100] "
+                                               "for int, [-1, 1) for float)")
+      ->capture_default_str();
+  auto* part = app.add_flag("--partition", cfg.partition, "stable partition: kept elements, then the rejected ones");
+  auto* single = app.add_flag("--single-pass", cfg.single_pass,
+                              "one kernel: the count fused into the decoupled look-back scan (chapter 07)");
+  auto* inplace = app.add_flag("--in-place", cfg.in_place, "compact over the input (needs --single-pass)");
+  inplace->needs(single);
+  part->excludes(single);
+  app.add_flag("--no-examples", cfg.skip_examples, "skip the two worked examples");
+  scanlab::run_cli(app, argc, argv);
+  try {
+    if (!cfg.common.quiet) {
+      std::cout << "Chapter 08: stream compaction. Count the kept elements per tile "
+                   "(__syncthreads_count), scan the counts,\nscatter with ranks from "
+                   "__ballot_sync/__popc; or all of it in one pass with the decoupled look-back.\n"
+                << "backend: "
+                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)")
+                                           : scanlab::device_description())
+                << "\n\n";
+    }
+    return cfg.type == "float" ? run<float>(cfg) : run<std::int32_t>(cfg);
+  } catch (const std::exception& e) {
+    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,200 @@
+// Grading tests for chapter 09: the split primitive and LSD radix sort of uint32 keys and pairs.
+//
+// The reference is std::stable_sort of the input positions by key. Keys must come out in that
+// order, and (pairs, with the input positions as values) every value must be exactly where the
+// stable sort puts it: a sort that orders the keys but swaps equal ones fails. Sizes: 1, a warp
+// +-1, a tile (2048) +-1, several tiles with a ragged end; keys over the full 32-bit range, over a
+// few values only (many equal keys: where instability shows), and already sorted / reversed. The
+// multi-tile tests run under the emulator's three block orders. The untouched exercise leaves the
+// keys unsorted, so it fails every case.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/random.hpp>
+#include <scanlab/testing.hpp>
+#include <scanlab/verify.hpp>
+
+#if defined(SCANLAB_EMU)
+#include <scanlab_emu/options.hpp>
+#endif
+
+#include "radix_sort.cuh"
+
+namespace {
+
+using Keys = std::vector<std::uint32_t>;
+
+std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
+
+enum class Algo { digits_keys, digits_pairs, split_keys, split_pairs };
+
+const char* algo_name(Algo a) {
+  switch (a) {
+    case Algo::digits_keys: return "radix_sort_keys";
+    case Algo::digits_pairs: return "radix_sort_pairs";
+    case Algo::split_keys: return "radix_sort_split (keys)";
+    default: return "radix_sort_split (pairs)";
+  }
+}
+
+bool with_values(Algo a) { return a == Algo::digits_pairs || a == Algo::split_pairs; }
+
+// Sorts keys (values = input positions) with `algo`; returns keys and values.
+std::pair<Keys, Keys> sort_on_device(const Keys& keys, Algo algo) {
+  const std::size_t n = keys.size();
+  Keys positions(n);
+  std::iota(positions.begin(), positions.end(), 0u);
+  scanlab::DeviceBuffer<std::uint32_t> d_keys(n);
+  scanlab::DeviceBuffer<std::uint32_t> d_values(n);
+  d_keys.upload(keys);
+  d_values.upload(positions);
+  ch09::RadixSortWorkspace ws(n);
+  switch (algo) {
+    case Algo::digits_keys: ch09::radix_sort_keys(d_keys.data(), n, ws); break;
+    case Algo::digits_pairs: ch09::radix_sort_pairs(d_keys.data(), d_values.data(), n, ws); break;
+    case Algo::split_keys: ch09::radix_sort_split(d_keys.data(), nullptr, n, ws); break;
+    case Algo::split_pairs: ch09::radix_sort_split(d_keys.data(), d_values.data(), n, ws); break;
+  }
+  SCANLAB_CHECK_SYNC();
+  return {d_keys.download(), d_values.download()};
+}
+
+// Checks one sort against std::stable_sort. Returns whether it held.
+bool check_sort(const Keys& keys, Algo algo, const char* input) {
+  const std::size_t n = keys.size();
+  Keys order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+  Keys want_keys(n);
+  for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
+  const auto [got_keys, got_values] = sort_on_device(keys, algo);
+  INFO(algo_name(algo) << ", n = " << n << ", " << input);
+  const scanlab::VerifyResult rk = scanlab::verify_exact(want_keys.data(), got_keys.data(), n);
+  CHECK_MESSAGE(rk.ok, "keys: " << rk.message());
+  if (!rk.ok) return false;
+  if (with_values(algo)) {
+    const scanlab::VerifyResult rv = scanlab::verify_exact(order.data(), got_values.data(), n);
+    CHECK_MESSAGE(rv.ok, "keys are in order but the values (input positions) are not where a STABLE sort puts "
+                         "them: " << rv.message());
+    if (!rv.ok) return false;
+  }
+  return true;
+}
+
+const std::size_t kSizes[] = {1, 2, 31, 32, 33, 2047, 2048, 2049, 3 * 2048 + 999, 20000};
+
+void check_all_inputs(Algo algo, bool large_sizes) {
+  std::uint64_t stream = 200;
+  for (const std::size_t n : kSizes) {
+    if (!large_sizes && n > 5000) continue;
+    if (!check_sort(scanlab::random_vector<std::uint32_t>(n, seed_for(++stream), 0u, 0xffffffffu), algo,
+                    "keys over the full 32-bit range")) return;
+    if (!check_sort(scanlab::random_vector<std::uint32_t>(n, seed_for(++stream), 0u, 5u), algo,
+                    "keys in [0, 5]: many equal keys")) return;
+    Keys high(n);  // equal low digits, different high ones: the last passes decide
+    for (std::size_t i = 0; i < n; ++i) high[i] = static_cast<std::uint32_t>((n - i) % 7) << 28 | 0x0000abcdu;
+    if (!check_sort(high, algo, "keys differing only in the top digit")) return;
+    Keys sorted(n);
+    std::iota(sorted.begin(), sorted.end(), 1000u);
+    if (!check_sort(sorted, algo, "already sorted")) return;
+    std::reverse(sorted.begin(), sorted.end());
+    if (!check_sort(sorted, algo, "reversed")) return;
+  }
+}
+
+template <class F>
+void for_each_block_order(F&& fn) {
+#if defined(SCANLAB_EMU)
+  struct Restore {
+    scanlab_emu::Options saved = scanlab_emu::options();
+    ~Restore() { scanlab_emu::options() = saved; }
+  } restore;
+  for (const auto order : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
+                           scanlab_emu::Schedule::random}) {
+    scanlab_emu::options().schedule = order;
+    scanlab_emu::options().seed = scanlab::test_seed();
+    INFO("emulator block order: " << std::string(scanlab_emu::to_string(order)));
+    fn();
+  }
+#else
+  fn();
+#endif
+}
+
+}  // namespace
+
+TEST_CASE("split by one bit: false keys first, then true keys, each side in input order" *
+          doctest::description("points: 15")) {
+  for (const std::size_t n : {std::size_t{8}, std::size_t{33}, std::size_t{5000}, std::size_t{70001}}) {
+    for (const int bit : {0, 5, 31}) {
+      const Keys keys = scanlab::random_vector<std::uint32_t>(n, seed_for(n + static_cast<std::uint64_t>(bit)),
+                                                              0u, 0xffffffffu);
+      Keys positions(n);
+      std::iota(positions.begin(), positions.end(), 0u);
+      Keys want_keys, want_values;
+      for (int side = 0; side < 2; ++side) {
+        for (std::size_t i = 0; i < n; ++i) {
+          if (((keys[i] >> bit) & 1u) == static_cast<std::uint32_t>(side)) {
+            want_keys.push_back(keys[i]);
+            want_values.push_back(static_cast<std::uint32_t>(i));
+          }
+        }
+      }
+      scanlab::DeviceBuffer<std::uint32_t> d_keys(keys), d_values(positions), d_keys_out(n), d_values_out(n);
+      d_keys_out.fill_poison();
+      d_values_out.fill_poison();
+      ch09::RadixSortWorkspace ws(n);
+      ch09::split_by_bit(d_keys.data(), d_keys_out.data(), d_values.data(), d_values_out.data(), n, bit, ws);
+      SCANLAB_CHECK_SYNC();
+      INFO("n = " << n << ", bit " << bit);
+      CHECK(d_keys_out.download() == want_keys);
+      CHECK_MESSAGE(d_values_out.download() == want_values, "the values must follow their keys, stably");
+    }
+  }
+}
+
+TEST_CASE("radix_sort_keys (4-bit digits) sorts uint32 keys, in every block order" *
+          doctest::description("points: 15")) {
+  for_each_block_order([] { check_all_inputs(Algo::digits_keys, true); });
+}
+
+TEST_CASE("radix_sort_pairs is stable: every value lands where std::stable_sort puts it" *
+          doctest::description("points: 25")) {
+  for_each_block_order([] { check_all_inputs(Algo::digits_pairs, true); });
+}
+
+TEST_CASE("stability, pointedly: equal keys keep their input order across tiles" *
+          doctest::description("points: 10")) {
+  // Two distinct keys only, interleaved over many tiles: an unstable local sort or a digit table
+  // scanned tile-major instead of digit-major reorders the equal keys while the keys look sorted.
+  const std::size_t n = 3 * 2048 + 77;
+  Keys keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = (i * 2654435761u >> 7) % 2 == 0 ? 0x10u : 0x0fu;
+  CHECK(check_sort(keys, Algo::digits_pairs, "two keys, interleaved"));
+  CHECK(check_sort(keys, Algo::split_pairs, "two keys, interleaved"));
+}
+
+TEST_CASE("radix_sort_split (32 one-bit splits) sorts keys and pairs stably" * doctest::description("points: 15")) {
+  check_all_inputs(Algo::split_keys, false);
+  check_all_inputs(Algo::split_pairs, false);
+}
+
+TEST_CASE("limits: n == 0 is a no-op, too large a workspace request throws, and one sort works" *
+          doctest::description("points: 5")) {
+  ch09::RadixSortWorkspace ws(100);
+  scanlab::DeviceBuffer<std::uint32_t> d_keys(200);
+  CHECK_NOTHROW(ch09::radix_sort_keys(d_keys.data(), 0, ws));
+  CHECK_THROWS_AS(ch09::radix_sort_keys(d_keys.data(), 101, ws), std::invalid_argument);
+  CHECK_THROWS_AS(ch09::split_by_bit(d_keys.data(), d_keys.data() + 100, nullptr, nullptr, 50, 32, ws),
+                  std::invalid_argument);
+  CHECK(check_sort(scanlab::random_vector<std::uint32_t>(100, seed_for(9), 0u, 1000u), Algo::digits_pairs, "small"));
+}

@@ -1,0 +1,276 @@
+// Grading tests for chapter 10: the segmented operator, segmented scans from head flags (across
+// warps, tiles and blocks), the summed-area table and the box filter.
+//
+// Segmented scans are compared with a sequential loop that restarts at every head, in a poisoned
+// output: integers and affine maps exactly, floats segment by segment within the length-dependent
+// tolerance. Head patterns: random (segments of every length), a head every 31, 32 or 33 elements,
+// heads only at tile starts (4096) or just after them, one segment over everything, a head at
+// every element. Affine composition is not commutative, so an operand swap anywhere fails. The
+// table is compared exactly with a sequential table, the filter with direct sums over every box.
+// The untouched exercise fails every case.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/monoid.hpp>
+#include <scanlab/random.hpp>
+#include <scanlab/testing.hpp>
+#include <scanlab/verify.hpp>
+
+#if defined(SCANLAB_EMU)
+#include <scanlab_emu/options.hpp>
+#endif
+
+#include "segmented_scan.cuh"
+
+namespace {
+
+using scanlab::Affine;
+using scanlab::AffineCompose;
+using scanlab::Plus;
+using Heads = std::vector<std::uint8_t>;
+
+std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
+
+std::vector<Affine<std::uint32_t>> random_affines(std::size_t n, std::uint64_t stream) {
+  auto maps = scanlab::random_vector<Affine<std::uint32_t>>(n, seed_for(stream), 0u, 0xffffffffu);
+  for (auto& f : maps) f.a |= 1u;
+  return maps;
+}
+
+// The sequential meaning: restart at every head (and at element 0).
+template <class T, class Op>
+std::vector<T> segmented_oracle(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op) {
+  std::vector<T> out(in.size());
+  T running = Op::identity();
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (i == 0 || heads[i]) running = Op::identity();
+    if (exclusive) {
+      out[i] = running;
+      running = op(running, in[i]);
+    } else {
+      running = op(running, in[i]);
+      out[i] = running;
+    }
+  }
+  return out;
+}
+
+template <class T, class Op>
+std::vector<T> segmented_on_device(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op) {
+  const std::size_t n = in.size();
+  scanlab::DeviceBuffer<T> d_in(n), d_out(n);
+  scanlab::DeviceBuffer<std::uint8_t> d_heads(n);
+  d_in.upload(in);
+  d_heads.upload(heads);
+  d_out.fill_poison();
+  if (exclusive) ch10::segmented_exclusive_scan(d_in.data(), d_heads.data(), d_out.data(), n, op);
+  else ch10::segmented_inclusive_scan(d_in.data(), d_heads.data(), d_out.data(), n, op);
+  return d_out.download();
+}
+
+template <class T, class Op>
+bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op, const std::string& what) {
+  INFO((exclusive ? "exclusive" : "inclusive") << " segmented scan, n = " << in.size() << ", heads: " << what);
+  const std::vector<T> got = segmented_on_device(in, heads, exclusive, op);
+  if constexpr (std::is_floating_point_v<T>) {
+    // Segment by segment, each with the tolerance of its own length.
+    for (std::size_t b = 0; b < in.size();) {
+      std::size_t e = b + 1;
+      while (e < in.size() && !heads[e]) ++e;
+      const auto r = scanlab::verify_float_scan(in.data() + b, got.data() + b, e - b,
+                                                exclusive ? scanlab::ScanKind::exclusive : scanlab::ScanKind::inclusive);
+      if (!r.ok) {
+        FAIL_CHECK("segment [" << b << ", " << e << "): " << r.message());
+        return false;
+      }
+      b = e;
+    }
+    return true;
+  } else {
+    const std::vector<T> want = segmented_oracle(in, heads, exclusive, op);
+    const auto r = scanlab::verify_exact(want.data(), got.data(), in.size());
+    CHECK_MESSAGE(r.ok, r.message());
+    return r.ok;
+  }
+}
+
+// Head patterns that put segment boundaries on and next to every boundary a scan has.
+std::vector<std::pair<std::string, Heads>> head_patterns(std::size_t n, std::uint64_t stream) {
+  std::vector<std::pair<std::string, Heads>> p;
+  Heads h(n, 0);
+  scanlab::Rng rng(seed_for(stream));
+  for (auto& x : h) x = rng.uniform(0, 99) == 0 ? 1 : 0;
+  p.emplace_back("random, 1 in 100", h);
+  for (const std::size_t every : {std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{4096}}) {
+    Heads e(n, 0);
+    for (std::size_t i = 0; i < n; i += every) e[i] = 1;
+    p.emplace_back("every " + std::to_string(every), e);
+  }
+  Heads after(n, 0);
+  for (std::size_t i = 4097; i < n; i += 4096) after[i] = 1;
+  p.emplace_back("one after each tile start", after);
+  p.emplace_back("none: one segment", Heads(n, 0));
+  p.emplace_back("all: every element alone", Heads(n, 1));
+  return p;
+}
+
+const std::size_t kSizes[] = {1, 31, 33, 1000, 4097, 3 * 4096 + 500, 70000};
+
+template <class T, class Op, class Make>
+void check_all(bool exclusive, Op op, Make make) {
+  std::uint64_t stream = 300;
+  for (const std::size_t n : kSizes) {
+    const std::vector<T> in = make(n, ++stream);
+    for (const auto& [what, heads] : head_patterns(n, ++stream)) {
+      if (!check_segmented(in, heads, exclusive, op, what)) return;
+    }
+  }
+}
+
+template <class F>
+void for_each_block_order(F&& fn) {
+#if defined(SCANLAB_EMU)
+  struct Restore {
+    scanlab_emu::Options saved = scanlab_emu::options();
+    ~Restore() { scanlab_emu::options() = saved; }
+  } restore;
+  for (const auto order : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
+                           scanlab_emu::Schedule::random}) {
+    scanlab_emu::options().schedule = order;
+    scanlab_emu::options().seed = scanlab::test_seed();
+    INFO("emulator block order: " << std::string(scanlab_emu::to_string(order)));
+    fn();
+  }
+#else
+  fn();
+#endif
+}
+
+auto random_ints = [](std::size_t n, std::uint64_t stream) {
+  return scanlab::random_vector<std::int32_t>(n, seed_for(stream), -1000, 1000);
+};
+
+// The summed-area table of a width x height image of values in [0, 255], sequentially.
+std::vector<std::uint32_t> sat_oracle(const std::vector<std::uint32_t>& img, int w, int h) {
+  std::vector<std::uint32_t> s(img.size());
+  for (int y = 0; y < h; ++y) {
+    std::uint32_t row = 0;
+    for (int x = 0; x < w; ++x) {
+      row += img[static_cast<std::size_t>(y) * w + x];
+      s[static_cast<std::size_t>(y) * w + x] = row + (y > 0 ? s[static_cast<std::size_t>(y - 1) * w + x] : 0u);
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the segmented operator is a monoid: identity, associativity, heads cut off the left" *
+          doctest::description("points: 10")) {
+  using F = ch10::Flagged<std::int32_t>;
+  const ch10::Segmented<Plus<std::int32_t>> seg;
+  const F id = ch10::Segmented<Plus<std::int32_t>>::identity();
+  const std::int32_t vals[] = {5, -3, 11};
+  for (unsigned fa = 0; fa < 2; ++fa) {
+    for (unsigned fb = 0; fb < 2; ++fb) {
+      for (unsigned fc = 0; fc < 2; ++fc) {
+        const F a{vals[0], fa}, b{vals[1], fb}, c{vals[2], fc};
+        INFO("head flags " << fa << fb << fc);
+        CHECK(seg(id, a) == a);
+        CHECK(seg(a, id) == a);
+        CHECK(seg(seg(a, b), c) == seg(a, seg(b, c)));
+        const F ab = seg(a, b);
+        CHECK(ab.value == (fb ? vals[1] : vals[0] + vals[1]));
+        CHECK(ab.head == (fa | fb));
+      }
+    }
+  }
+  // Non-commutative inner operator: the left value stays the left operand.
+  using A = Affine<std::uint32_t>;
+  const ch10::Segmented<AffineCompose<std::uint32_t>> aseg;
+  const ch10::Flagged<A> f{A{3u, 1u}, 0u}, g{A{5u, 7u}, 0u};
+  CHECK(aseg(f, g).value == AffineCompose<std::uint32_t>{}(f.value, g.value));
+}
+
+TEST_CASE("segmented inclusive scan equals the sequential loop, across warps, tiles and blocks" *
+          doctest::description("points: 25")) {
+  for_each_block_order([] { check_all<std::int32_t>(false, Plus<std::int32_t>{}, random_ints); });
+}
+
+TEST_CASE("segmented exclusive scan: the identity at every head" * doctest::description("points: 15")) {
+  for_each_block_order([] { check_all<std::int32_t>(true, Plus<std::int32_t>{}, random_ints); });
+}
+
+TEST_CASE("segmented scans keep operand order: affine maps over uint32" * doctest::description("points: 10")) {
+  check_all<Affine<std::uint32_t>>(false, AffineCompose<std::uint32_t>{}, random_affines);
+  check_all<Affine<std::uint32_t>>(true, AffineCompose<std::uint32_t>{}, random_affines);
+}
+
+TEST_CASE("segmented scans of float32 within the length-dependent tolerance" * doctest::description("points: 5")) {
+  auto floats = [](std::size_t n, std::uint64_t stream) {
+    return scanlab::random_vector<float>(n, seed_for(stream), -1.0f, 1.0f);
+  };
+  check_all<float>(false, Plus<float>{}, floats);
+}
+
+TEST_CASE("summed-area table equals the sequential table, for square, flat, tall and ragged images" *
+          doctest::description("points: 20")) {
+  const int shapes[][2] = {{1, 1}, {100, 1}, {1, 100}, {33, 31}, {257, 129}, {640, 48}};
+  std::uint64_t stream = 900;
+  for (const auto& wh : shapes) {
+    const int w = wh[0], h = wh[1];
+    const std::size_t px = static_cast<std::size_t>(w) * h;
+    const auto img = scanlab::random_vector<std::uint32_t>(px, seed_for(++stream), 0u, 255u);
+    scanlab::DeviceBuffer<std::uint32_t> d_img(img), d_sat(px);
+    d_sat.fill_poison();
+    ch10::SatWorkspace<std::uint32_t> ws(w, h);
+    ch10::summed_area_table(d_img.data(), d_sat.data(), w, h, ws);
+    SCANLAB_CHECK_SYNC();
+    const auto want = sat_oracle(img, w, h);
+    const auto r = scanlab::verify_exact(want.data(), d_sat.download().data(), px);
+    INFO(w << " x " << h << " image");
+    CHECK_MESSAGE(r.ok, r.message());
+  }
+}
+
+TEST_CASE("box filter: radius 0 is the image, and every box mean matches a direct sum" *
+          doctest::description("points: 15")) {
+  const int w = 77, h = 53;
+  const std::size_t px = static_cast<std::size_t>(w) * h;
+  const auto img = scanlab::random_vector<std::uint32_t>(px, seed_for(42), 0u, 255u);
+  scanlab::DeviceBuffer<std::uint32_t> d_img(img), d_sat(px);
+  scanlab::DeviceBuffer<std::uint8_t> d_out(px);
+  ch10::SatWorkspace<std::uint32_t> ws(w, h);
+  ch10::summed_area_table(d_img.data(), d_sat.data(), w, h, ws);
+  for (const int max_radius : {0, 3, 40}) {
+    const ch10::TiltShiftRadius radius{h / 3, max_radius, h};
+    d_out.fill_poison();
+    ch10::box_filter(d_sat.data(), d_out.data(), w, h, radius);
+    SCANLAB_CHECK_SYNC();
+    const auto got = d_out.download();
+    std::size_t wrong = 0;
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const int r = radius(x, y);
+        std::uint64_t sum = 0, count = 0;
+        for (int yy = std::max(0, y - r); yy <= std::min(h - 1, y + r); ++yy) {
+          for (int xx = std::max(0, x - r); xx <= std::min(w - 1, x + r); ++xx) {
+            sum += img[static_cast<std::size_t>(yy) * w + xx];
+            ++count;
+          }
+        }
+        wrong += got[static_cast<std::size_t>(y) * w + x] != static_cast<std::uint8_t>((sum + count / 2) / count);
+      }
+    }
+    INFO("radius 0 at row " << h / 3 << ", up to " << max_radius);
+    CHECK_MESSAGE(wrong == 0, wrong << " of " << px << " pixels differ from the direct box mean");
+  }
+}
