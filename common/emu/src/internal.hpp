@@ -145,7 +145,6 @@ void yield_to_scheduler();              // from inside a fiber
 void record_failure(cudaError_t error, const std::string& report);            // from the scheduler
 bool is_shared_address(const void* addr);
 std::string describe_address(const void* addr);
-std::string describe_thread(const Thread& t);
 void run_launch(Launch& launch);
 void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, const char* name);
 const std::string& last_failure_report();
@@ -181,7 +180,6 @@ char* shared_arena_base();
 
 // ---- weak-memory mode (weak_memory.cpp) ----
 extern bool weak_memory;                 // this launch runs in weak-memory mode
-bool weak_memory_on();
 void weak_launch_started(std::uint64_t seed);
 void weak_store(Thread* t, const void* addr, std::size_t bytes);
 void weak_fence(Thread* t);

@@ -627,11 +627,6 @@ bool is_shared_address(const void* addr) {
   return arena_base && a >= arena_base && a < arena_base + kArenaBytes * kMaxResident;
 }
 
-std::string describe_thread(const Thread& t) {
-  std::string s = "block " + dim_string(t.builtins.block_idx) + " thread " + dim_string(t.builtins.thread_idx);
-  return s;
-}
-
 // ---- Called from the host side ------------------------------------------------------------------
 
 void record_failure(cudaError_t error, const std::string& report) {

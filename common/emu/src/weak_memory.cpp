@@ -40,8 +40,6 @@ void committed() { __atomic_store_n(&store_epoch, store_epoch + 1, __ATOMIC_RELA
 
 bool weak_memory = false;
 
-bool weak_memory_on() { return current_launch && options().memory == Memory::weak; }
-
 void weak_launch_started(std::uint64_t seed) {
   pending.clear();
   draining.clear();
