@@ -1,6 +1,7 @@
 // The CUDA runtime API on the emulator: memory (host memory standing in for device memory, with a
 // registry so bad pointers and copies are reported), streams and events (launches are synchronous,
 // so they only order host work), the modelled device, errors, and the launch entry point.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -24,6 +25,8 @@ std::size_t max_dynamic_optin = 0;        // the largest cudaFuncAttributeMaxDyn
 struct Allocation {
   std::size_t bytes;
   std::size_t id;
+  void* mapping;              // the pages holding it, and the guard page after them
+  std::size_t mapping_bytes;
 };
 std::map<const char*, Allocation> allocations;  // device allocations by start address
 std::size_t allocation_count = 0;
@@ -380,11 +383,23 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (!ptr) return set_error(cudaErrorInvalidValue);
   *ptr = nullptr;
   if (bytes > modelled_device().totalGlobalMem) return set_error(cudaErrorMemoryAllocation);
-  void* p = std::aligned_alloc(256, (std::max<std::size_t>(bytes, 1) + 255) / 256 * 256);
-  if (!p) return set_error(cudaErrorMemoryAllocation);
+  // Each allocation gets its own pages, placed so that it ends (256-byte aligned) just before an
+  // inaccessible guard page: a kernel writing past the end faults at once, as a GPU reports an
+  // illegal address, instead of silently corrupting the host heap.
+  const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
+  const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 255) / 256 * 256;
+  const std::size_t data_pages = (rounded + page - 1) / page * page;
+  void* m = mmap(nullptr, data_pages + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return set_error(cudaErrorMemoryAllocation);
+  char* guard = static_cast<char*>(m) + data_pages;
+  if (mprotect(guard, page, PROT_NONE) != 0) {
+    munmap(m, data_pages + page);
+    return set_error(cudaErrorMemoryAllocation);
+  }
+  void* p = guard - rounded;
   // Fresh device memory holds garbage on a GPU; a visible pattern makes unwritten reads show.
   std::memset(p, 0xA5, bytes);
-  allocations[static_cast<const char*>(p)] = Allocation{bytes, ++allocation_count};
+  allocations[static_cast<const char*>(p)] = Allocation{bytes, ++allocation_count, m, data_pages + page};
   *ptr = p;
   return cudaSuccess;
 }
@@ -393,8 +408,8 @@ cudaError_t cudaFree(void* ptr) {
   if (!ptr) return cudaSuccess;
   auto it = allocations.find(static_cast<const char*>(ptr));
   if (it == allocations.end()) return set_error(cudaErrorInvalidValue);
+  munmap(it->second.mapping, it->second.mapping_bytes);
   allocations.erase(it);
-  std::free(ptr);
   return cudaSuccess;
 }
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
