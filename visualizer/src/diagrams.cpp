@@ -22,6 +22,8 @@ std::string id(const std::string& prefix, int row, std::size_t col) {
   return prefix + std::to_string(row) + "_" + std::to_string(col);
 }
 
+}  // namespace
+
 void common_style(DotGraph& g, const std::string& title) {
   g.graph_attr("label", title);
   g.graph_attr("labelloc", "t");
@@ -35,6 +37,8 @@ void common_style(DotGraph& g, const std::string& title) {
                    {"fixedsize", "true"}});
   g.edge_defaults({{"arrowsize", "0.6"}, {"penwidth", "1.2"}});
 }
+
+namespace {
 
 void row_title(DotGraph& g, const std::string& prefix, int row, const std::string& text) {
   g.pinned_node(prefix + "title" + std::to_string(row), kLabelX, -row * kRow,
@@ -55,17 +59,24 @@ void value_node(DotGraph& g, const std::string& prefix, int row, std::size_t col
   g.pinned_node(id(prefix, row, col), static_cast<double>(col) * kColumn, -row * kRow, std::move(a));
 }
 
-void op_edge(DotGraph& g, const std::string& from, const std::string& to, const std::string& op) {
+}  // namespace
+
+void op_edge(DotGraph& g, const std::string& from, const std::string& to, const std::string& op, Attrs extra) {
+  Attrs a;
   if (op == "keep") {
-    g.edge(from, to, {{"op", op}, {"color", kKeepColor}, {"style", "dotted"}, {"arrowhead", "none"}});
+    a = {{"op", op}, {"color", kKeepColor}, {"style", "dotted"}, {"arrowhead", "none"}};
   } else if (op == "clear") {
-    g.edge(from, to, {{"op", op}, {"color", "#1e8449"}, {"penwidth", "1.6"}, {"style", "dashed"}});
+    a = {{"op", op}, {"color", "#1e8449"}, {"penwidth", "1.6"}, {"style", "dashed"}};
   } else if (op == "swap") {
-    g.edge(from, to, {{"op", op}, {"color", kSwapColor}, {"penwidth", "1.6"}});
+    a = {{"op", op}, {"color", kSwapColor}, {"penwidth", "1.6"}};
   } else {
-    g.edge(from, to, {{"op", op}, {"color", kAddColor}, {"penwidth", "1.6"}});
+    a = {{"op", op}, {"color", kAddColor}, {"penwidth", "1.6"}};
   }
+  a.insert(a.end(), extra.begin(), extra.end());  // later attributes win in DOT
+  g.edge(from, to, std::move(a));
 }
+
+namespace {
 
 std::size_t column_labels(DotGraph& g, const std::string& prefix, int row, std::size_t m, std::size_t n) {
   for (std::size_t c = 0; c < m; ++c) {

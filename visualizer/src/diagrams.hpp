@@ -15,6 +15,14 @@
 
 namespace scanlab::viz {
 
+// The look the diagrams share (title on top, rounded value boxes, edges under the nodes) and an
+// edge drawn by what the operator did there: op = "add" (red), "swap" (blue), "keep" (dotted
+// grey, the value is unchanged), "clear" (dashed green). `extra` attributes override the style.
+// Also used by the diagram files of later chapters (multi_block.cpp).
+void common_style(DotGraph& g, const std::string& title);
+void op_edge(DotGraph& g, const std::string& from, const std::string& to, const std::string& op,
+             Attrs extra = {});
+
 // Chapter 01: one row per Hillis-Steele step (row 0 = input; row k after the step with offset
 // 2^(k-1)), an edge for each operator application.
 DotGraph hillis_steele_steps(const std::vector<std::vector<nlohmann::json>>& rows, std::size_t n);

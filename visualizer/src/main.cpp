@@ -3,9 +3,10 @@
 //   scanlab-viz 01 [--input 3,1,7,0,4,1,6,3 | --n 8]   Hillis-Steele step diagram
 //   scanlab-viz 02 [--input ... | --n 8]               Blelloch up-sweep and down-sweep trees
 //   scanlab-viz 03 [--n 2048] [--level "up 5"]...      bank conflicts per level, index-to-bank maps
+//   scanlab-viz 05 [--n 70] [--algorithm ...] [--exclusive]   tiles, block sums, their scan, uniform add
 //   scanlab-viz 02 --trace FILE                        draw an existing trace instead of running
-// Chapter 02 runs the traced solution (ch02_blelloch_solution_traced) on the emulator, chapter 03
-// runs the solution with --bank-report (the emulator's bank counter); both write JSON lines
+// Chapters 02 and 05 run the traced solution (chNN_slug_solution_traced) on the emulator, chapter
+// 03 runs the solution with --bank-report (the emulator's bank counter); all write JSON lines
 // (book/docs/traces.md) that the diagrams are drawn from. Output: --out DIR, by default
 // build/viz/NN under the source tree.
 #include <CLI/CLI.hpp>
@@ -24,6 +25,7 @@
 #include "diagrams.hpp"
 #include "dot.hpp"
 #include "lookback_snapshots.hpp"
+#include "multi_block.hpp"
 #include "trace_io.hpp"
 
 namespace fs = std::filesystem;
@@ -42,6 +44,10 @@ struct Options {
   std::vector<std::string> levels;
   scanlab::viz::LookbackVizOptions lookback;  // chapter 07
   long long at = -1;                          // chapter 07: the snapshot's step (an event's seq)
+  std::string algorithm = "scan-then-propagate";  // chapter 05
+  bool algorithm_given = false;
+  bool exclusive = false;                         // chapter 05
+  unsigned max_blocks = 2;                        // chapter 05, reduce-then-scan
 };
 
 std::vector<long long> parse_list(const std::string& text) {
@@ -185,6 +191,49 @@ void chapter03(const Options& o, const std::string& out) {
   }
 }
 
+// Chapter 05: the multi-block picture (GPU Gems 3, Fig. 39-6) from the traced solution, with
+// one-warp tiles of 32 so that a few tiles are a few dozen elements.
+void chapter05(const Options& o, const std::string& out) {
+  std::string trace_path = o.trace;
+  if (trace_path.empty()) {
+    const int n = o.n_given ? o.n : 70;  // three tiles, the last one short
+    if (n <= 32) throw std::invalid_argument("one tile has no block sums to draw: use --n 33 or more");
+    if (n > 32 * scanlab::viz::kMultiBlockMaxTiles) {
+      throw std::invalid_argument("at most " + std::to_string(scanlab::viz::kMultiBlockMaxTiles) +
+                                  " tiles of 32 fit a readable picture (--n " +
+                                  std::to_string(32 * scanlab::viz::kMultiBlockMaxTiles) + " or less)");
+    }
+    trace_path = out + "/trace.jsonl";
+    std::vector<std::string> args = {"--algorithm", o.algorithm, "--tile", "32", "-n", std::to_string(n),
+                                     "--seed", std::to_string(o.seed), "--trace", trace_path, "-q"};
+    if (o.exclusive) args.push_back("--exclusive");
+    // Few blocks, so that a block owns several tiles and carries its prefix from one to the next.
+    if (o.algorithm == "reduce-then-scan") args.insert(args.end(), {"--max-blocks", std::to_string(o.max_blocks)});
+    run_program("ch05_multi_block_solution_traced", args);
+  }
+  const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
+  if (trace.meta.value("chapter", "") != "05_multi_block") {
+    throw std::runtime_error(trace_path + " is not a chapter 05 trace");
+  }
+  const std::string algorithm = trace.meta.value("algorithm", "");
+  if (o.algorithm_given && algorithm != o.algorithm) {
+    throw std::invalid_argument(trace_path + " is a " + algorithm + " trace, not " + o.algorithm);
+  }
+  std::cout << "chapter 05: trace " << trace_path << " (" << algorithm << ", " << trace.meta.value("kind", "")
+            << ", n = " << trace.meta.value("n", 0) << ", tiles of " << trace.meta.value("tile", 0) << ")\n";
+  for (const scanlab::viz::TraceArray& a : trace.arrays) {
+    // The sums and prefixes; the tiles themselves are in the picture.
+    const bool tile = a.label == "range_scan" || (a.step == 0 && (a.label == "tile_in" || a.label == "tile_scan" ||
+                                                                  a.label == "uniform_add"));
+    if (tile) continue;
+    std::cout << "  " << a.label << " " << a.step << " (block " << a.block << "):";
+    for (const auto& v : a.values) std::cout << " " << scanlab::viz::value_text(v);
+    std::cout << "\n";
+  }
+  const std::string name = algorithm == "reduce-then-scan" ? "reduce_then_scan" : "scan_then_propagate";
+  report(scanlab::viz::write_and_render(scanlab::viz::multi_block_scan(trace), out, name));
+}
+
 // Chapter 07: look-back snapshots (Fig. 6 of Merrill and Garland) from the traced solution.
 void chapter07(Options o, const std::string& out) {
   std::string trace_path = o.trace;
@@ -202,11 +251,13 @@ void chapter07(Options o, const std::string& out) {
 int main(int argc, char** argv) {
   CLI::App app{"scanlab-viz: draw a chapter's diagrams (Graphviz DOT, SVG, PNG) from a traced run", "scanlab-viz"};
   Options o;
-  app.add_option("chapter", o.chapter, "chapter number: 01 (Hillis-Steele), 02 (Blelloch), 03 (bank conflicts)")
+  app.add_option("chapter", o.chapter,
+                 "chapter number: 01 (Hillis-Steele), 02 (Blelloch), 03 (bank conflicts), 05 (multi-block), "
+                 "07 (look-back)")
       ->required();
   app.add_option("--input", o.input, "values to scan, comma-separated (chapters 01 and 02)");
   app.add_option("--n", o.n, "number of random values when there is no --input (chapter 03: elements of the "
-                             "block scan, default 2048)")
+                             "block scan, default 2048; chapter 05: default 70, three tiles of 32)")
       ->check(CLI::Range(1, 2048))
       ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the random values")->capture_default_str();
@@ -222,6 +273,13 @@ int main(int argc, char** argv) {
   app.add_option("--variant", o.lookback.variant, "chapter 07: serial-fenced, serial-fused, warp-fenced, warp-fused")
       ->check(CLI::IsMember({"serial-fenced", "serial-fused", "warp-fenced", "warp-fused"}))
       ->capture_default_str();
+  app.add_option("--algorithm", o.algorithm, "chapter 05: scan-then-propagate or reduce-then-scan")
+      ->check(CLI::IsMember({"scan-then-propagate", "reduce-then-scan"}))
+      ->capture_default_str();
+  app.add_flag("--exclusive", o.exclusive, "chapter 05: an exclusive scan (default: inclusive)");
+  app.add_option("--max-blocks", o.max_blocks, "chapter 05, reduce-then-scan: blocks that share the tiles")
+      ->check(CLI::Range(1u, 8u))
+      ->capture_default_str();
   app.add_option("--resident", o.lookback.resident, "chapter 07: resident block slots on the emulator (0: default)");
   try {
     app.parse(argc, argv);
@@ -229,6 +287,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   o.n_given = app.count("--n") > 0;
+  o.algorithm_given = app.count("--algorithm") > 0;
   try {
     int nn = -1;
     try {
@@ -243,9 +302,10 @@ int main(int argc, char** argv) {
       case 1: chapter01(o, out); break;
       case 2: chapter02(o, out); break;
       case 3: chapter03(o, out); break;
+      case 5: chapter05(o, out); break;
       case 7: chapter07(o, out); break;
       default:
-        std::cerr << "scanlab-viz: no diagrams for chapter '" << o.chapter << "' (there are: 01, 02, 03, 07)\n";
+        std::cerr << "scanlab-viz: no diagrams for chapter '" << o.chapter << "' (there are: 01, 02, 03, 05, 07)\n";
         return 2;
     }
     std::cout << "rendered with " << scanlab::viz::renderer_name() << " into " << out << "\n";

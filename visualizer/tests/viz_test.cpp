@@ -4,15 +4,19 @@
 // sources, every "swap" node a copy of its source, the root holds the total, the last row is the
 // oracle's exclusive scan), chapter 01's step diagram, chapter 03's bank maps (each lane points to
 // bank slot mod 32, conflicts are highlighted exactly where a bank holds two words) and the
-// emulator's per-level table, and that the SVG and PNG files exist and are not empty.
+// emulator's per-level table, chapter 05's multi-block picture (each block sum is its tile's total,
+// their scan and the outputs are the scans computed here from the traced input, for both
+// algorithms), and that the SVG and PNG files exist and are not empty.
 #include <doctest/doctest.h>
 
 #include <graphviz/cgraph.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -234,4 +238,155 @@ TEST_CASE("chapter 03: bank maps point each lane to slot mod 32 and highlight ex
     worst_before = std::max(worst_before, d.at("unpadded"));
   }
   CHECK(worst_before >= 16);
+}
+
+// ---- chapter 05 -------------------------------------------------------------------------------
+
+namespace {
+
+struct Cell {
+  long long tile, row, value;
+  long long index;  // -1 for sums
+};
+
+// The nodes of one phase of the multi-block picture (phase attribute), ordered by tile and row.
+std::vector<Cell> phase_cells(Agraph_t* g, const std::string& phase) {
+  std::vector<Cell> cells;
+  for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) {
+    if (attr(n, "phase") != phase) continue;
+    const std::string index = attr(n, "index");
+    cells.push_back({std::stoll(attr(n, "tile")), std::stoll(attr(n, "row")), value(n),
+                     index.empty() ? -1 : std::stoll(index)});
+  }
+  std::sort(cells.begin(), cells.end(),
+            [](const Cell& a, const Cell& b) { return a.tile != b.tile ? a.tile < b.tile : a.row < b.row; });
+  return cells;
+}
+
+std::vector<long long> values_of(const std::vector<Cell>& cells) {
+  std::vector<long long> v;
+  for (const Cell& c : cells) v.push_back(c.value);
+  return v;
+}
+
+// What the driver scanned: the "input" of the trace's result line (written by the driver from
+// its host array, not by a kernel).
+std::vector<long long> traced_input(const fs::path& trace) {
+  std::ifstream f(trace);
+  REQUIRE_MESSAGE(f.good(), "missing " << trace);
+  std::string line;
+  while (std::getline(f, line)) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    if (j.value("type", "") == "result") return j.at("input").get<std::vector<long long>>();
+  }
+  FAIL("no result line in " << trace);
+  return {};
+}
+
+std::vector<long long> scan_of(const std::vector<long long>& in, bool inclusive) {
+  std::vector<long long> out(in.size());
+  if (inclusive) scanlab::inclusive_scan_oracle(in.data(), out.data(), in.size(), scanlab::Plus<long long>{});
+  else scanlab::exclusive_scan_oracle(in.data(), out.data(), in.size(), scanlab::Plus<long long>{});
+  return out;
+}
+
+// Sums of in over consecutive ranges of `width` elements.
+std::vector<long long> range_sums(const std::vector<long long>& in, std::size_t width) {
+  std::vector<long long> sums;
+  for (std::size_t i = 0; i < in.size(); i += width) {
+    sums.push_back(std::accumulate(in.begin() + i, in.begin() + std::min(in.size(), i + width), 0LL));
+  }
+  return sums;
+}
+
+constexpr std::size_t kTile = 32;  // scanlab-viz 05 runs one-warp tiles
+
+}  // namespace
+
+TEST_CASE("chapter 05: scan-then-propagate's tiles, block sums, their scan and the uniform add") {
+  for (const bool inclusive : {true, false}) {
+    CAPTURE(inclusive);
+    const std::string name = inclusive ? "ch05_stp" : "ch05_stp_exclusive";
+    const fs::path out = run_viz(name, std::string("05 --n 70 --seed 5") + (inclusive ? "" : " --exclusive"));
+    check_rendered(out, "scan_then_propagate");
+    const std::vector<long long> in = traced_input(out / "trace.jsonl");
+    REQUIRE(in.size() == 70);
+    Graph g = parse_dot(out / "scan_then_propagate.dot");
+
+    // The input, cut into ceil(70 / 32) = 3 tiles: element i is row i % 32 of tile i / 32.
+    const std::vector<Cell> inputs = phase_cells(g.get(), "input");
+    REQUIRE(inputs.size() == in.size());
+    CHECK(values_of(inputs) == in);
+    std::set<long long> tiles;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      CHECK(inputs[i].index == static_cast<long long>(i));
+      CHECK(inputs[i].tile == static_cast<long long>(i / kTile));
+      CHECK(inputs[i].row == static_cast<long long>(i % kTile));
+      tiles.insert(inputs[i].tile);
+    }
+    CHECK(tiles.size() == 3);
+
+    // Each tile scanned on its own.
+    std::vector<long long> local;
+    for (std::size_t i = 0; i < in.size(); i += kTile) {
+      const std::vector<long long> tile(in.begin() + i, in.begin() + std::min(in.size(), i + kTile));
+      const std::vector<long long> scanned = scan_of(tile, inclusive);
+      local.insert(local.end(), scanned.begin(), scanned.end());
+    }
+    CHECK(values_of(phase_cells(g.get(), "tile_scan")) == local);
+
+    // The block sums are the tiles' totals; one level up they are scanned exclusively.
+    const std::vector<long long> sums = range_sums(in, kTile);
+    CHECK(values_of(phase_cells(g.get(), "block_sum")) == sums);
+    CHECK(values_of(phase_cells(g.get(), "scanned_sum")) == scan_of(sums, false));
+
+    // The uniform add: the output is the scan of the whole input.
+    const std::vector<Cell> outputs = phase_cells(g.get(), "output");
+    CHECK(values_of(outputs) == scan_of(in, inclusive));
+    // The value every element of tile t >= 1 got added: its scanned block sum.
+    for (const Cell& c : phase_cells(g.get(), "add_prefix")) CHECK(c.value == scan_of(sums, false).at(c.tile));
+
+    // Every red edge adds up: 32 + 6 uniform adds, 2 scanned sums (and 3 exclusive tile totals).
+    CHECK(check_edges(g.get()) == 38 + 2 + (inclusive ? 0 : 3));
+  }
+}
+
+TEST_CASE("chapter 05: reduce-then-scan's range sums, spine and range scans") {
+  for (const bool inclusive : {true, false}) {
+    CAPTURE(inclusive);
+    const std::string name = inclusive ? "ch05_rts" : "ch05_rts_exclusive";
+    // Two blocks for three tiles: block 0 scans tiles 0 and 1 and carries its prefix across.
+    const fs::path out = run_viz(name, std::string("05 --algorithm reduce-then-scan --max-blocks 2 --n 70 --seed 7") +
+                                           (inclusive ? "" : " --exclusive"));
+    check_rendered(out, "reduce_then_scan");
+    const std::vector<long long> in = traced_input(out / "trace.jsonl");
+    REQUIRE(in.size() == 70);
+    Graph g = parse_dot(out / "reduce_then_scan.dot");
+
+    CHECK(values_of(phase_cells(g.get(), "input")) == in);
+    const std::vector<long long> ranges = range_sums(in, 2 * kTile);
+    REQUIRE(ranges.size() == 2);
+    CHECK(values_of(phase_cells(g.get(), "range_sum")) == ranges);
+    CHECK(values_of(phase_cells(g.get(), "spine")) == scan_of(ranges, false));
+    // The prefix each tile's scan starts from: everything left of the tile.
+    CHECK(values_of(phase_cells(g.get(), "carry")) == scan_of(range_sums(in, kTile), false));
+    const std::vector<Cell> outputs = phase_cells(g.get(), "output");
+    CHECK(outputs.size() == in.size());
+    CHECK(values_of(outputs) == scan_of(in, inclusive));
+    // Red edges: the spine's one addition (and, exclusive, the carry from tile 0 to tile 1).
+    CHECK(check_edges(g.get()) == 1 + (inclusive ? 0 : 1));
+  }
+}
+
+TEST_CASE("chapter 05: a picture that would not fit is refused with a reason") {
+  const fs::path out = fs::path(SCANLAB_VIZ_TEST_OUT) / "ch05_too_many";
+  fs::create_directories(out);
+  const std::string log = out.string() + ".log";
+  const std::string command = std::string("'") + SCANLAB_VIZ_EXECUTABLE + "' 05 --n 300 --out '" + out.string() +
+                              "' > '" + log + "' 2>&1";
+  CHECK(std::system(command.c_str()) != 0);
+  std::ifstream f(log);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  CHECK(ss.str().find("at most 8 tiles") != std::string::npos);
 }
