@@ -24,15 +24,19 @@ using scanlab_emu::detail::weak_memory;
 using scanlab_emu::detail::weak_store;
 
 // `pc` is the instrumented instruction's address (the hook's return address), for reports.
+// These run on every load and store of a kernel: with the race checker and bank counter off (the
+// usual case) a read costs one test of a global flag, and a store the progress bookkeeping only.
 inline void on_read(const void* addr, std::size_t bytes, const void* pc) {
+  if (__builtin_expect(!observe_shared, 1)) return;
   Thread* t = running;
-  if (t && observe_shared && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
+  if (t && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
 }
 
 inline void on_write(const void* addr, std::size_t bytes, const void* pc) {
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
   note_store(t);
+  if (__builtin_expect(!observe_shared && !weak_memory, 1)) return;
   if (is_shared_address(addr)) {
     if (observe_shared) shared_access(t, addr, bytes, true, pc);
   } else if (weak_memory) {
@@ -46,7 +50,6 @@ inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc
   if (observe_shared && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
   poll(addr, bytes);
 }
-
 }  // namespace
 
 #define PC __builtin_return_address(0)

@@ -32,25 +32,32 @@ struct BankAccess {
 
 enum class Wait : std::uint8_t { none, barrier, warp, activemask, exited };
 
-struct Thread {
-  ThreadBuiltins builtins{};      // what threadIdx & co. read
+// The fields that every barrier pass touches come first, in one cache line: a pass visits every
+// thread of the block, so keeping its per-thread footprint small keeps the emulator in cache.
+struct alignas(64) Thread {
   // A persistent worker fiber (Boost.Context's fcontext layer) that runs one emulated thread after
   // another; `context` is its suspended state while another fiber or the scheduler runs.
   boost::context::detail::fcontext_t context = nullptr;
+  Block* block = nullptr;
   char* stack_lo = nullptr;       // this fiber's stack, to tell locals from shared/global memory
   char* stack_hi = nullptr;
-  void* stack_mapping = nullptr;  // the stack and the guard page below it
-  std::size_t stack_mapping_bytes = 0;
-  Block* block = nullptr;
-  unsigned linear = 0;            // linear thread index in the block
-  unsigned lane = 0, warp = 0;
   Wait wait = Wait::none;
   bool spinning = false;          // yielded from a polling loop
+  // Set once the thread has polled one address kSpinPolls times, until it stores or polls elsewhere:
+  // a spinning thread's yields, at warp collectives too, are not progress.
+  bool spin_sticky = false;
   bool has_work = false;
-  const void* site = nullptr;     // call site of the barrier / collective it waits at
-  // barrier and warp-collective operands and results
-  int predicate = 0;
-  int barrier_result = 0;
+  unsigned polls = 0;
+  // With wait == barrier: the block's barrier generation it waits in (the barrier is released, and
+  // the thread runnable, once the block's generation has moved on; see next_in_pass).
+  std::uint32_t barrier_gen = 0;
+  ThreadBuiltins builtins{};      // what threadIdx & co. read
+  void* stack_mapping = nullptr;  // the stack and the guard page below it
+  std::size_t stack_mapping_bytes = 0;
+  unsigned linear = 0;            // linear thread index in the block
+  unsigned lane = 0, warp = 0;
+  const void* site = nullptr;     // call site of the warp collective / __activemask it waits at
+  // warp-collective operands and results
   unsigned mask = 0;
   WarpOp op = WarpOp::sync;
   int arg = 0;
@@ -60,11 +67,7 @@ struct Thread {
   // polling
   const volatile void* poll_addr = nullptr;
   const volatile void* poll_prev = nullptr;
-  unsigned polls = 0;
   std::uint64_t poll_value = 0;   // what the last poll of poll_addr found there
-  // Set once the thread has polled one address kSpinPolls times, until it stores or polls elsewhere:
-  // a spinning thread's yields, at warp collectives too, are not progress.
-  bool spin_sticky = false;
   std::vector<BankAccess> bank_log;
 
   Thread() = default;
@@ -97,15 +100,21 @@ struct Block {
   unsigned slot = 0;
   std::vector<Thread*> threads;
   std::vector<Warp> warps;
-  std::vector<unsigned> order;        // thread order of the current pass
+  std::vector<Thread*> order;         // thread order of the current pass
   bool ordered = false;               // order holds the policy's order
-  std::size_t pass_pos = 0;           // next position in `order` of the pass under way
+  Thread** pass_next = nullptr;       // next position in `order` of the pass under way
+  Thread** pass_end = nullptr;
   bool pass_progressed = false;       // a thread of this pass did more than poll
   unsigned live = 0;                  // threads not exited
   unsigned at_barrier = 0;
   const void* barrier_site = nullptr;
   int barrier_op = 0;
   int barrier_count = 0;
+  // Releasing a barrier bumps the generation instead of visiting every waiting thread; the result
+  // (of __syncthreads_count/_and/_or) is the same for all of them and stays here until the next
+  // release, which needs every waiter to have resumed and arrived again.
+  std::uint32_t barrier_gen = 0;
+  int barrier_result = 0;
   bool activemask_pending = false;
   char* shared = nullptr;             // this slot's shared-memory arena
   std::size_t shared_used = 0;        // static shared bytes handed out so far
@@ -143,11 +152,20 @@ extern std::uint64_t store_epoch;       // bumped by every store to global or sh
 void yield_to_scheduler();              // from inside a fiber
 [[noreturn]] void fail_launch(cudaError_t error, const std::string& report);  // from inside a fiber
 void record_failure(cudaError_t error, const std::string& report);            // from the scheduler
-bool is_shared_address(const void* addr);
 std::string describe_address(const void* addr);
 void run_launch(Launch& launch);
 void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, const char* name);
 const std::string& last_failure_report();
+
+constexpr std::size_t kArenaBytes = 256 * 1024;  // shared memory per resident slot
+constexpr unsigned kMaxResident = 1024;
+extern char* arena_base;                // kMaxResident shared-memory arenas, one per slot (null until the first block)
+
+// Inline: the memory hooks ask this on every store.
+inline bool is_shared_address(const void* addr) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr), base = reinterpret_cast<std::uintptr_t>(arena_base);
+  return arena_base && a - base < kArenaBytes * kMaxResident;
+}
 
 inline bool on_own_stack(const Thread* t, const void* addr) {
   const char* a = static_cast<const char*>(addr);
@@ -174,8 +192,6 @@ void diag_launch_finished(Launch& L);
 void report_misuse(const std::string& message);
 void report_misuse_once(const void* site, const std::string& message);  // once per launch and site
 std::string symbolize(const void* pc);
-constexpr std::size_t kArenaBytes = 256 * 1024;  // shared memory per resident slot
-constexpr unsigned kMaxResident = 1024;
 char* shared_arena_base();
 
 // ---- weak-memory mode (weak_memory.cpp) ----

@@ -23,6 +23,7 @@ __thread ThreadBuiltins* current_thread = nullptr;
 __thread Thread* running = nullptr;
 Launch* current_launch = nullptr;
 std::uint64_t store_epoch = 0;
+char* arena_base = nullptr;
 
 namespace {
 
@@ -31,7 +32,6 @@ constexpr unsigned kSpinPolls = 4;                     // polls of one address b
 namespace fctx = boost::context::detail;
 fctx::fcontext_t scheduler_context = nullptr;          // the scheduler, while a fiber runs
 std::vector<Thread*> idle_threads;                     // the worker pool, reused across blocks
-char* arena_base = nullptr;                            // kMaxResident arenas, one per slot
 std::atomic<std::uint64_t> progress_ticks{0};          // read by the watchdog thread
 std::atomic<bool> launch_in_flight{false};
 std::string last_report;
@@ -41,19 +41,27 @@ void run_thread_body(Thread* t);
 // ---- Switching between fibers ---------------------------------------------------------------
 // Within a pass a yielding thread switches straight to the next runnable thread of the pass, and
 // only the last one switches back to the scheduler: one context switch per thread and pass. Every
-// switch passes the switching thread (null: the scheduler) along; whoever wakes up stores the
-// suspended context it received into that thread's record.
-void adopt(fctx::transfer_t from) {
+// switch passes the switching thread (null: the scheduler) along, and adopt() stores the suspended
+// context into that thread's record.
+//
+// Switches go through ontop_fcontext, which runs adopt() on the resumed stack and lets it `ret` to
+// the resume point, rather than jump_fcontext, which resumes with an indirect jump. The `call` into
+// the switch pushed a return-stack-buffer entry; with jump_fcontext nothing pops it, so every `ret`
+// the resumed fiber makes afterwards (out of the barrier, back into the kernel) is mispredicted.
+// With adopt's `ret` popping it, the return predictions stay paired: all fibers suspend at the same
+// call sites, so the predicted return addresses are right.
+fctx::transfer_t adopt(fctx::transfer_t from) {
   if (auto* t = static_cast<Thread*>(from.data))
     t->context = from.fctx;
   else
     scheduler_context = from.fctx;
+  return from;
 }
 
 // `me` (null: the scheduler) hands the OS thread to `to` (null: the scheduler) and returns when
 // someone switches back to it.
 void switch_to(Thread* me, Thread* to) {
-  adopt(fctx::jump_fcontext(to ? to->context : scheduler_context, me));
+  fctx::ontop_fcontext(to ? to->context : scheduler_context, me, &adopt);
 }
 
 void enter(Thread* t) {
@@ -64,9 +72,12 @@ void enter(Thread* t) {
   progress_ticks.store(progress_ticks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
+// A new worker starts by switching straight back to make_worker() (ontop_fcontext cannot enter a
+// context that never ran: its arguments would not reach this function). After that every switch
+// into it resumes here, or at a later suspension point.
 void fiber_main(fctx::transfer_t from) {
-  adopt(from);
-  Thread* t = running;  // whoever switched here entered this thread first
+  Thread* t = static_cast<Thread*>(from.data);
+  fctx::jump_fcontext(from.fctx, nullptr);
   for (;;) run_thread_body(t);
 }
 
@@ -88,7 +99,7 @@ Thread* make_worker() {
   t->stack_lo = static_cast<char*>(m) + page;  // the guard page below catches an overflow
   t->stack_hi = t->stack_lo + bytes;
   const std::size_t offset = std::size_t((colour++ * 37u) % 64u) * 64u;
-  t->context = fctx::make_fcontext(t->stack_hi - offset, bytes - offset, &fiber_main);
+  t->context = fctx::jump_fcontext(fctx::make_fcontext(t->stack_hi - offset, bytes - offset, &fiber_main), t).fctx;
   return t;
 }
 
@@ -99,11 +110,21 @@ Thread* acquire_worker() {
   return t;
 }
 
+// A thread waiting at a barrier that has since been released (release_barrier bumps the block's
+// generation rather than visiting every waiter).
+inline bool released(const Block& b, const Thread* t) {
+  return t->wait == Wait::barrier && t->barrier_gen != b.barrier_gen;
+}
+
 // The next thread of the block's current pass that can run, or null when the pass is over.
-Thread* next_in_pass(Block& b) {
-  while (b.pass_pos < b.order.size()) {
-    Thread* t = b.threads[b.order[b.pass_pos++]];
+inline Thread* next_in_pass(Block& b) {
+  while (b.pass_next != b.pass_end) {
+    Thread* t = *b.pass_next++;
     if (t->wait == Wait::none) return t;
+    if (released(b, t)) {
+      t->wait = Wait::none;
+      return t;
+    }
   }
   return nullptr;
 }
@@ -143,12 +164,8 @@ void release_barrier(Block& b) {
     case 3: result = b.barrier_count > 0; break;
     default: break;
   }
-  for (Thread* t : b.threads) {
-    if (t->wait == Wait::barrier) {
-      t->wait = Wait::none;
-      t->barrier_result = result;
-    }
-  }
+  b.barrier_result = result;
+  ++b.barrier_gen;
   b.at_barrier = 0;
   diag_barrier_released(b);
 }
@@ -303,7 +320,7 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
     t->poll_addr = t->poll_prev = nullptr;
     b->threads[i] = t;
     b->warps[t->warp].live |= 1u << t->lane;
-    b->order[i] = i;
+    b->order[i] = t;
   }
   b->live = n;
   diag_block_started(*b);
@@ -339,11 +356,11 @@ void order_threads(Launch& L, Block& b, bool first_pass) {
   switch (options().thread_order) {
     case ThreadOrder::forward:
       if (first_pass)
-        for (unsigned i = 0; i < n; ++i) b.order[i] = i;
+        for (unsigned i = 0; i < n; ++i) b.order[i] = b.threads[i];
       break;
     case ThreadOrder::reverse:
       if (first_pass)
-        for (unsigned i = 0; i < n; ++i) b.order[i] = n - 1 - i;
+        for (unsigned i = 0; i < n; ++i) b.order[i] = b.threads[n - 1 - i];
       break;
     case ThreadOrder::random:
       std::shuffle(b.order.begin(), b.order.end(), L.rng);
@@ -355,7 +372,7 @@ std::string describe_waits(const Block& b) {
   std::ostringstream os;
   unsigned at_barrier = 0, exited = 0;
   for (const Thread* t : b.threads) {
-    if (t->wait == Wait::barrier) ++at_barrier;
+    if (t->wait == Wait::barrier && !released(b, t)) ++at_barrier;
     if (t->wait == Wait::exited) ++exited;
   }
   os << "    block " << dim_string(b.idx) << ": " << b.live << " live threads";
@@ -389,7 +406,8 @@ Outcome run_block(Launch& L, Block& b) {
     order_threads(L, b, first_pass);
     b.ordered = true;
     const std::uint64_t epoch0 = store_epoch;
-    b.pass_pos = 0;
+    b.pass_next = b.order.data();
+    b.pass_end = b.order.data() + b.order.size();
     b.pass_progressed = false;
     Thread* first = next_in_pass(b);
     const bool resumed = first != nullptr;
@@ -459,14 +477,18 @@ void start_watchdog() {
 
 // ---- Called from inside fibers ----------------------------------------------------------------
 
-void yield_to_scheduler() {
-  Thread* t = running;
+namespace {
+// Inlined into the barrier so that a __syncthreads is one call from the kernel and one switch.
+inline __attribute__((always_inline)) void yield_from(Thread* t) {
   Block& b = *t->block;
   if (!t->spinning && !t->spin_sticky) b.pass_progressed = true;
   Thread* next = current_launch->aborted ? nullptr : next_in_pass(b);
   if (next) enter(next);
   switch_to(t, next);  // `t` runs again from here; whoever switched back entered it
 }
+}  // namespace
+
+void yield_to_scheduler() { yield_from(running); }
 
 void fail_launch(cudaError_t error, const std::string& report) {
   record_failure(error, report);
@@ -478,11 +500,6 @@ uint3 thread_idx() { return builtins("threadIdx").thread_idx; }
 uint3 block_idx() { return builtins("blockIdx").block_idx; }
 dim3 block_dim() { return builtins("blockDim").block_dim; }
 dim3 grid_dim() { return builtins("gridDim").grid_dim; }
-
-__attribute__((noinline)) void sync_block() { block_barrier(0, 1, __builtin_return_address(0)); }
-__attribute__((noinline)) int sync_block_count(int p) { return block_barrier(1, p, __builtin_return_address(0)); }
-__attribute__((noinline)) int sync_block_and(int p) { return block_barrier(2, p, __builtin_return_address(0)); }
-__attribute__((noinline)) int sync_block_or(int p) { return block_barrier(3, p, __builtin_return_address(0)); }
 
 [[noreturn]] void outside_kernel(const char* what) {
   std::fprintf(stderr, "scanlab emulator: %s used outside a kernel\n", what);
@@ -501,9 +518,11 @@ __attribute__((noinline, cold)) void check_same_barrier(const Thread& t, const B
   fail_launch(cudaErrorLaunchFailure, msg);
 }
 
-int block_barrier(int op, int predicate, const void* site) {
-  Thread* t = running;
-  if (!t) outside_kernel("__syncthreads");
+namespace {
+// A thread arrives at a barrier (op: 0 plain, 1 count, 2 and, 3 or) and yields; returns once the
+// barrier is released. Inlined into each __syncthreads form: the plain one is the emulator's
+// hottest path.
+inline __attribute__((always_inline)) void arrive_at_barrier(Thread* t, int op, int predicate, const void* site) {
   Block& b = *t->block;
   if (b.at_barrier == 0) {
     b.barrier_site = site;
@@ -514,16 +533,49 @@ int block_barrier(int op, int predicate, const void* site) {
   }
   ++b.at_barrier;
   b.barrier_count += predicate != 0;
-  t->wait = Wait::barrier;
-  t->site = site;
   // The last thread to arrive releases the barrier and still yields, so that every thread starts the
   // next barrier interval in the pass order of the thread-order policy.
   if (b.at_barrier == b.live) {
     release_barrier(b);
-    t->wait = Wait::none;
+  } else {
+    t->wait = Wait::barrier;
+    t->barrier_gen = b.barrier_gen;
   }
-  yield_to_scheduler();
-  return t->barrier_result;
+  yield_from(t);
+}
+
+inline __attribute__((always_inline)) Thread* kernel_thread(const char* what) {
+  Thread* t = running;
+  if (__builtin_expect(!t, 0)) outside_kernel(what);
+  return t;
+}
+}  // namespace
+
+// Each takes its call site from its own return address (kernel files are built without sibling-call
+// optimisation, so the address is in the kernel).
+__attribute__((noinline)) void sync_block() {
+  arrive_at_barrier(kernel_thread("__syncthreads"), 0, 1, __builtin_return_address(0));
+}
+__attribute__((noinline)) int sync_block_count(int p) {
+  Thread* t = kernel_thread("__syncthreads_count");
+  arrive_at_barrier(t, 1, p, __builtin_return_address(0));
+  return t->block->barrier_result;
+}
+__attribute__((noinline)) int sync_block_and(int p) {
+  Thread* t = kernel_thread("__syncthreads_and");
+  arrive_at_barrier(t, 2, p, __builtin_return_address(0));
+  return t->block->barrier_result;
+}
+__attribute__((noinline)) int sync_block_or(int p) {
+  Thread* t = kernel_thread("__syncthreads_or");
+  arrive_at_barrier(t, 3, p, __builtin_return_address(0));
+  return t->block->barrier_result;
+}
+
+int block_barrier(int op, int predicate, const void* site) {
+  Thread* t = kernel_thread("__syncthreads");
+  arrive_at_barrier(t, op, predicate, site);
+  return t->block->barrier_result;
 }
 
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
@@ -621,11 +673,6 @@ void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, 
 }
 
 char* shared_arena_base() { return arena_for_slot(0); }
-
-bool is_shared_address(const void* addr) {
-  const char* a = static_cast<const char*>(addr);
-  return arena_base && a >= arena_base && a < arena_base + kArenaBytes * kMaxResident;
-}
 
 // ---- Called from the host side ------------------------------------------------------------------
 
