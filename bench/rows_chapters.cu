@@ -151,18 +151,19 @@ void register_ch06(Registry& reg) {
   });
 }
 
-// Chapter 07: decoupled look-back. One row per configuration, so that one run sweeps tile shapes and
-// the book's steps side by side (--algorithms picks a subset). The descriptor and ticket reset (one
-// cudaMemsetAsync) is inside the timed operation, as CUB's init kernel is in CUB's time.
+// Chapter 07: decoupled look-back. One row per configuration, so that one run sweeps tile shapes,
+// polling schedules and the book's steps side by side (--algorithms picks a subset). The descriptor
+// and ticket reset (one cudaMemsetAsync) is inside the timed operation, as CUB's init kernel is in
+// CUB's time.
 template <class P>
 void add_ch07_row(Registry& reg, const std::string& name, const std::string& what,
-                  unsigned sleep_ns = ch07::kDefaultMaxSleepNs) {
+                  ch07::PollSchedule polls = ch07::kDefaultPolls) {
   Row& r = reg.add({name, what, Check::exclusive});
-  set_stateful(r, [sleep_ns](auto tag, size_t n) {
+  set_stateful(r, [polls](auto tag, size_t n) {
     using T = typename decltype(tag)::type;
     auto scan = std::make_shared<ch07::DecoupledLookbackScan<T, P>>(n);
     ch07::Options o;
-    o.max_sleep_ns = sleep_ns;
+    o.polls = polls;
     return [scan, o](const T* in, T* out, size_t count, cudaStream_t s) {
       scan->exclusive(in, out, count, Plus<T>{}, s, o);
     };
@@ -173,26 +174,29 @@ void register_ch07(Registry& reg) {
   using ch07::Descriptors;
   using ch07::Lookback;
   using ch07::Policy;
-  // The default: warp look-back, fused descriptors (fenced for 8-byte values), 256 x 16.
-  add_ch07_row<Policy<256, 16>>(reg, "ch07_lookback", "chapter 07: decoupled look-back, warp window, fused words, 256x16");
-  // Tile shapes.
-  add_ch07_row<Policy<128, 16>>(reg, "ch07_128x16", "chapter 07, 128 threads x 16 items");
-  add_ch07_row<Policy<256, 8>>(reg, "ch07_256x8", "chapter 07, 256 threads x 8 items");
-  add_ch07_row<Policy<256, 12>>(reg, "ch07_256x12", "chapter 07, 256 threads x 12 items");
-  add_ch07_row<Policy<256, 20>>(reg, "ch07_256x20", "chapter 07, 256 threads x 20 items");
+  // The default: warp look-back, fused descriptors (fenced for 8-byte values), 128 x 32, polls
+  // after 2.8 us and then every 0.9 us.
+  add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_lookback",
+                                    "chapter 07: decoupled look-back, warp window, fused words, 128x32");
+  // Tile shapes (default polling).
+  add_ch07_row<Policy<128, 24>>(reg, "ch07_128x24", "chapter 07, 128 threads x 24 items");
+  add_ch07_row<Policy<256, 16>>(reg, "ch07_256x16", "chapter 07, 256 threads x 16 items");
   add_ch07_row<Policy<256, 24>>(reg, "ch07_256x24", "chapter 07, 256 threads x 24 items");
-  add_ch07_row<Policy<512, 8>>(reg, "ch07_512x8", "chapter 07, 512 threads x 8 items");
+  add_ch07_row<Policy<256, 32, Descriptors::automatic, Lookback::warp, 4>>(
+      reg, "ch07_256x32", "chapter 07, 256 threads x 32 items, registers capped for 4 blocks per SM");
   add_ch07_row<Policy<512, 16>>(reg, "ch07_512x16", "chapter 07, 512 threads x 16 items");
-  add_ch07_row<Policy<1024, 8>>(reg, "ch07_1024x8", "chapter 07, 1024 threads x 8 items");
-  // Backoff.
-  add_ch07_row<Policy<256, 16>>(reg, "ch07_nosleep", "chapter 07, 256x16, spinning without __nanosleep", 0);
-  add_ch07_row<Policy<256, 16>>(reg, "ch07_sleep1us", "chapter 07, 256x16, backoff up to 1 us", 1024);
-  // The book's steps (256 x 16).
-  add_ch07_row<Policy<256, 16, Descriptors::fenced, Lookback::serial>>(
+  // Polling schedules (128 x 32): the eager polling chapter 07 started with, and spinning.
+  add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_poll_at_once", "chapter 07, 128x32, first read at once, then every 0.9 us",
+                                    {0, 900});
+  add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_spin", "chapter 07, 128x32, reads back to back, no __nanosleep", {0, 0});
+  add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_poll_late", "chapter 07, 128x32, first read after 5 us, then every 0.9 us",
+                                    {5000, 900});
+  // The book's steps (128 x 32).
+  add_ch07_row<Policy<128, 32, Descriptors::fenced, Lookback::serial>>(
       reg, "ch07_serial_fenced", "chapter 07 step 1: one thread looks back, value-fence-flag descriptors");
-  add_ch07_row<Policy<256, 16, Descriptors::fused, Lookback::serial>>(
+  add_ch07_row<Policy<128, 32, Descriptors::fused, Lookback::serial>>(
       reg, "ch07_serial_fused", "chapter 07 step 2: one thread looks back, fused 64-bit descriptors");
-  add_ch07_row<Policy<256, 16, Descriptors::fenced, Lookback::warp>>(
+  add_ch07_row<Policy<128, 32, Descriptors::fenced, Lookback::warp>>(
       reg, "ch07_warp_fenced", "chapter 07 step 3 with fenced descriptors: a warp looks back over 32 tiles");
 }
 

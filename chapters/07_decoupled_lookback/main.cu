@@ -64,7 +64,7 @@ struct Config {
   std::string order = "ticket";
   std::string tile = "default";
   bool in_place = false;
-  unsigned sleep_ns = ch07::kDefaultMaxSleepNs;
+  ch07::PollSchedule polls = ch07::kDefaultPolls;
   bool schedules = false;
   std::string emu_schedule;
   unsigned emu_resident = 0;
@@ -217,7 +217,7 @@ int run(const Config& cfg, Op op) {
 
   ch07::Options options;
   options.order = tile_order(cfg);
-  options.max_sleep_ns = cfg.sleep_ns;
+  options.polls = cfg.polls;
 
   // Traced builds: where the protocol is recorded, and the Fig. 6 script.
   scanlab::TraceBuffer trace(cfg.trace.empty() ? 1 : 1u << 16, cfg.trace.empty() ? 16 : 1u << 12);
@@ -382,11 +382,14 @@ int main(int argc, char** argv) {
   app.add_option("--order", cfg.order, "tile order: ticket, or blockidx (deadlocks; emulator only)")
       ->check(CLI::IsMember({"ticket", "blockidx"}))
       ->capture_default_str();
-  app.add_option("--tile", cfg.tile, "tile shape: default (256 threads x 16) or small (32 x 2; int32 sums)")
+  app.add_option("--tile", cfg.tile, "tile shape: default (128 threads x 32) or small (32 x 2; int32 sums)")
       ->check(CLI::IsMember({"default", "small"}))
       ->capture_default_str();
   app.add_flag("--in-place", cfg.in_place, "scan in place (out == in)");
-  app.add_option("--sleep", cfg.sleep_ns, "longest __nanosleep between polls, ns (0: spin)")->capture_default_str();
+  app.add_option("--first-poll", cfg.polls.first_ns, "__nanosleep before a tile's first look-back read, ns (0: none)")
+      ->capture_default_str();
+  app.add_option("--poll-every", cfg.polls.every_ns, "__nanosleep between look-back reads that find X, ns (0: spin)")
+      ->capture_default_str();
   app.add_flag("--schedules", cfg.schedules,
                "emulator: run under every dispatch order (in order, reverse, random) with 1, 3 and the default "
                "number of resident blocks");

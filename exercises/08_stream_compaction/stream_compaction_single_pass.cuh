@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kCompactThreads)
   // BEGIN TODO
   // TODO(student): the look-back, with the tile's kept count as its aggregate.
   //   Warp 0 (all 32 lanes) calls ch07::publish_and_look_back<ch07::Lookback::warp>(desc, tile,
-  //   count, scanlab::Plus<unsigned>{}, ch07::kDefaultMaxSleepNs): it publishes the count, looks
+  //   count, scanlab::Plus<unsigned>{}, ch07::kDefaultPolls): it publishes the count, looks
   //   back, publishes the inclusive prefix and returns the number of kept elements before this tile.
   //   Thread 0 puts it in tile_prefix; after a __syncthreads() every thread starts `running` there.
   (void)desc;

@@ -27,8 +27,9 @@
 //   Lookback::serial     one thread, one predecessor at a time
 //   Lookback::warp       32 lanes read 32 predecessors at once; a segmented reduction from the
 //                        nearest P (the default)
-// and, at run time, a __nanosleep backoff while predecessors are still X, and the tile order
-// (the ticket, or blockIdx.x for the deadlock demonstration).
+// and, at run time, the polling schedule (a __nanosleep before the first read of a predecessor and
+// between reads that find X) and the tile order (the ticket, or blockIdx.x for the deadlock
+// demonstration).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -67,22 +68,44 @@ constexpr Descriptors resolve_descriptors(Descriptors d) {
   return d != Descriptors::automatic ? d : (sizeof(T) <= 4 ? Descriptors::fused : Descriptors::fenced);
 }
 
-// BLOCK_THREADS x ITEMS per tile, the descriptor kind and the look-back.
-template <int BLOCK_THREADS, int ITEMS, Descriptors D = Descriptors::automatic, Lookback L = Lookback::warp>
+// BLOCK_THREADS x ITEMS per tile, the descriptor kind and the look-back. MIN_BLOCKS_PER_SM goes to
+// __launch_bounds__: it caps the registers per thread so that that many blocks fit on one SM. A
+// single-pass scan is limited by the bytes it has in flight, and those live in registers (a
+// thread's ITEMS), so more resident tiles can matter more than a few spilled registers.
+template <int BLOCK_THREADS, int ITEMS, Descriptors D = Descriptors::automatic, Lookback L = Lookback::warp,
+          int MIN_BLOCKS_PER_SM = 1>
 struct Policy {
   static constexpr int kBlockThreads = BLOCK_THREADS;
   static constexpr int kItems = ITEMS;
   static constexpr Descriptors kDescriptors = D;
   static constexpr Lookback kLookback = L;
+  static constexpr int kMinBlocksPerSm = MIN_BLOCKS_PER_SM;
   template <class T>
   using Shape = tilescan::TileShape<T, BLOCK_THREADS, ITEMS>;
 };
 
-// 256 threads x 16 items: 4096 elements (16 KiB of int32) per tile, four 16-byte loads per thread.
-using DefaultPolicy = Policy<256, 16>;
+// 128 threads x 32 items: 4096 elements (16 KiB of int32) per tile, eight 16-byte loads per thread.
+// Measured on an H200 against other shapes (book, "Speed"): with more items per thread, more of
+// the registers hold data in flight.
+using DefaultPolicy = Policy<128, 32>;
 
-// Longest __nanosleep between two polls of a predecessor that is still X (0: spin without sleeping).
-constexpr unsigned kDefaultMaxSleepNs = 256;
+// --8<-- [start:polls]
+// How warp 0 polls its predecessors' descriptors (CUB tunes the same two delays per GPU):
+//   first_ns  sleep once after publishing A, before the first read. A read is a round trip through
+//             an L2 that is also streaming the scan's data, and right after A goes out the nearby
+//             predecessors often have no P yet: reading early walks back over more windows of A
+//             and adds polling traffic on the cache lines that the others are publishing to.
+//   every_ns  sleep between two reads of a window in which a predecessor that matters is still X.
+// 0 spins. Neither changes a result, only when it is found.
+struct PollSchedule {
+  unsigned first_ns;
+  unsigned every_ns;
+};
+
+// Tuned on an H200 at 2^28 int32 (book, "Speed"). DecoupledLookbackScan drops first_ns when the
+// whole grid fits on the GPU at once (one wave), where it would only add latency.
+constexpr PollSchedule kDefaultPolls = {2800, 900};
+// --8<-- [end:polls]
 
 // ---------------------------------------------------------------------------------------------
 // Partition descriptors (device views; the storage belongs to DecoupledLookbackScan below)
@@ -192,32 +215,34 @@ struct TileDescriptors<T, Descriptors::fused> {
 // The look-back (device)
 // ---------------------------------------------------------------------------------------------
 
-// Exponential backoff between polls: 32, 64, ... up to max_ns nanoseconds (0: no sleeping).
-struct Backoff {
-  unsigned ns = 32;
-  unsigned max_ns;
-  __device__ explicit Backoff(unsigned max) : max_ns(max) {}
-  __device__ void wait() {
-    if (max_ns == 0) return;
-    __nanosleep(ns);
-    ns = ns * 2 < max_ns ? ns * 2 : max_ns;
+// --8<-- [start:poll_delay]
+// A look-back's waiting: constructing one sleeps first_ns (before the first read); wait() sleeps
+// every_ns (after a read that found a needed predecessor still X).
+struct PollDelay {
+  unsigned every_ns;
+  __device__ explicit PollDelay(PollSchedule s) : every_ns(s.every_ns) {
+    if (s.first_ns != 0) __nanosleep(s.first_ns);
+  }
+  __device__ void wait() const {
+    if (every_ns != 0) __nanosleep(every_ns);
   }
 };
+// --8<-- [end:poll_delay]
 
 // One thread, one predecessor at a time (paper, section 4.1, step 4). Returns the exclusive prefix
 // of `tile` (> 0): the inclusive prefix of the nearest P, followed by the aggregates after it.
 // --8<-- [start:lookback_serial]
 template <class T, class Desc, class Op>
-__device__ T lookback_serial(Desc& desc, unsigned tile, Op op, unsigned max_sleep_ns) {
+__device__ T lookback_serial(Desc& desc, unsigned tile, Op op, PollSchedule polls) {
   // BEGIN TODO
   T exclusive = Op::identity();
   long long pred = static_cast<long long>(tile) - 1;
-  Backoff backoff(max_sleep_ns);
+  PollDelay delay(polls);
   while (true) {
     T value;
     const Status status = desc.read(tile, pred, value);
     if (status == kInvalid) {
-      backoff.wait();  // X: wait for this predecessor, it has started
+      delay.wait();  // X: wait for this predecessor, it has started
       continue;
     }
     exclusive = op(value, exclusive);  // predecessors are on the LEFT
@@ -235,15 +260,15 @@ __device__ T lookback_serial(Desc& desc, unsigned tile, Op op, unsigned max_slee
 // slides back 32 tiles. Returns the exclusive prefix in every lane.
 // --8<-- [start:lookback_warp]
 template <class T, class Desc, class Op>
-__device__ T lookback_warp(Desc& desc, unsigned tile, Op op, unsigned max_sleep_ns) {
+__device__ T lookback_warp(Desc& desc, unsigned tile, Op op, PollSchedule polls) {
   // BEGIN TODO
   const int lane = scanlab::lane_id();
   T exclusive = Op::identity();
+  PollDelay delay(polls);
   for (long long base = static_cast<long long>(tile) - 32;; base -= 32) {
     const long long pred = base + lane;
     T value = Op::identity();
     unsigned prefix_lanes;
-    Backoff backoff(max_sleep_ns);
     while (true) {
       // Before tile 0 there is nothing: a P holding the identity ends every look-back.
       const Status status = pred >= 0 ? desc.read(tile, pred, value) : kPrefix;
@@ -256,7 +281,7 @@ __device__ T lookback_warp(Desc& desc, unsigned tile, Op op, unsigned max_sleep_
         if (lane < nearest_p) value = Op::identity();  // before the segment's head: not needed
         break;
       }
-      backoff.wait();
+      delay.wait();
     }
     const T window = scanlab::warp_reduce(value, op);  // in lane order: nearest predecessor last
     exclusive = op(window, exclusive);
@@ -270,7 +295,7 @@ __device__ T lookback_warp(Desc& desc, unsigned tile, Op op, unsigned max_sleep_
 // prefix. Returns the tile's exclusive prefix (in lane 0; in every lane for Lookback::warp).
 // --8<-- [start:protocol]
 template <Lookback L, class T, class Desc, class Op>
-__device__ T publish_and_look_back(Desc& desc, unsigned tile, const T& aggregate, Op op, unsigned max_sleep_ns) {
+__device__ T publish_and_look_back(Desc& desc, unsigned tile, const T& aggregate, Op op, PollSchedule polls) {
   const int lane = scanlab::lane_id();
   // BEGIN TODO
   if (tile == 0) {
@@ -280,9 +305,9 @@ __device__ T publish_and_look_back(Desc& desc, unsigned tile, const T& aggregate
   if (lane == 0) desc.publish(tile, kAggregate, aggregate);
   T exclusive;
   if constexpr (L == Lookback::warp) {
-    exclusive = lookback_warp<T>(desc, tile, op, max_sleep_ns);
+    exclusive = lookback_warp<T>(desc, tile, op, polls);
   } else {
-    exclusive = lane == 0 ? lookback_serial<T>(desc, tile, op, max_sleep_ns) : Op::identity();
+    exclusive = lane == 0 ? lookback_serial<T>(desc, tile, op, polls) : Op::identity();
   }
   if (lane == 0) desc.publish(tile, kPrefix, op(exclusive, aggregate));
   return exclusive;
@@ -299,10 +324,10 @@ __device__ __forceinline__ unsigned lookback_tile_index(unsigned* ticket, TileOr
 
 // One block per tile. Three barriers: the ticket, the warp totals, the tile prefix.
 // --8<-- [start:kernel]
-template <class Shape, Lookback L, bool INCLUSIVE, class T, class Desc, class Op>
-__global__ void __launch_bounds__(Shape::BLOCK_THREADS)
+template <class Shape, int MIN_BLOCKS, Lookback L, bool INCLUSIVE, class T, class Desc, class Op>
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
     decoupled_lookback_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, unsigned* ticket,
-                                   TileOrder order, bool vectorized, unsigned max_sleep_ns, Op op) {
+                                   TileOrder order, bool vectorized, PollSchedule polls, Op op) {
   __shared__ tilescan::WarpTotals<Shape, T> warp_totals;
   __shared__ unsigned tile_slot;
   __shared__ T tile_prefix;
@@ -324,7 +349,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS)
   const T aggregate = tilescan::block_aggregate_and_warp_prefix<Shape>(warp_total, warp_totals, op, warp_prefix);
 
   if (scanlab::warp_id() == 0) {
-    const T exclusive = publish_and_look_back<L>(desc, tile, aggregate, op, max_sleep_ns);
+    const T exclusive = publish_and_look_back<L>(desc, tile, aggregate, op, polls);
     if (threadIdx.x == 0) tile_prefix = exclusive;
   }
   __syncthreads();
@@ -341,7 +366,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS)
 
 struct Options {
   TileOrder order = TileOrder::ticket;
-  unsigned max_sleep_ns = kDefaultMaxSleepNs;
+  PollSchedule polls = kDefaultPolls;
   LookbackProbe probe = {};  // traced builds: where the protocol steps are recorded (and a script)
 };
 
@@ -412,10 +437,27 @@ class DecoupledLookbackScan {
     SCANLAB_CUDA_CHECK(cudaMemsetAsync(storage_.data(), 0, kHeader + status_bytes(tiles), s));
     unsigned* ticket = reinterpret_cast<unsigned*>(storage_.data());
     const bool vectorized = tilescan::aligned16(in) && tilescan::aligned16(out);
-    decoupled_lookback_scan_kernel<Shape, P::kLookback, INCLUSIVE, T, Desc, Op>
+    // In one wave (every tile resident at once) no tile waits behind earlier waves' prefixes, and
+    // the sleep before the first read only adds latency (measured on an H200: book, "Speed").
+    PollSchedule polls = o.polls;
+    if (tiles <= resident_blocks(decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE,
+                                                                T, Desc, Op>)) {
+      polls.first_ns = 0;
+    }
+    decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>
         <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, view(tiles, o.probe), ticket,
-                                                                       o.order, vectorized, o.max_sleep_ns, op);
+                                                                       o.order, vectorized, polls, op);
     SCANLAB_CHECK_LAUNCH();
+  }
+
+  // Blocks of `kernel` that the current device runs at once.
+  template <class Kernel>
+  static std::size_t resident_blocks(Kernel* kernel) {
+    int device = 0, sms = 0, per_sm = 0;
+    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
+    SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Shape::BLOCK_THREADS, 0));
+    return static_cast<std::size_t>(per_sm) * static_cast<std::size_t>(sms);
   }
 
   std::size_t max_tiles_;

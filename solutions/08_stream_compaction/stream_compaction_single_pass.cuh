@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kCompactThreads)
   // BEGIN TODO
   if (threadIdx.x < apps::kWarpThreads) {
     const unsigned exclusive = ch07::publish_and_look_back<ch07::Lookback::warp>(
-        desc, tile, count, scanlab::Plus<unsigned>{}, ch07::kDefaultMaxSleepNs);
+        desc, tile, count, scanlab::Plus<unsigned>{}, ch07::kDefaultPolls);
     if (threadIdx.x == 0) tile_prefix = exclusive;
   }
   __syncthreads();

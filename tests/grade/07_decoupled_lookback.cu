@@ -136,7 +136,7 @@ TEST_CASE("int32 exclusive sum with the warp look-back and fused descriptors equ
                             std::int32_t{3}, 100)) {
     return;
   }
-  // The default tile (256 threads x 16, 16-byte vector loads), across a few tiles.
+  // The default tile (128 threads x 32, 16-byte vector loads), across a few tiles.
   check_sizes<ch07::DefaultPolicy>({4096 * 3 + 7, 4096 * 40}, ScanKind::exclusive, Plus<std::int32_t>{}, random_ints,
                                    std::int32_t{-2}, 200);
 }
