@@ -232,14 +232,19 @@ TEST_CASE("emulator: the ticket makes every dispatch order and residency safe" *
   for (const auto schedule : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
                               scanlab_emu::Schedule::random}) {
     for (const unsigned resident : {1u, 2u, 5u}) {
-      scanlab_emu::options().schedule = schedule;
-      scanlab_emu::options().resident = resident;
-      scanlab_emu::options().seed = scanlab::test_seed();
-      INFO(scanlab_emu::describe_options());
-      if (!check(in, scan<Small<>>(in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) return;
-      if (!check(in, scan<Small<Descriptors::fenced, Lookback::serial>>(in, ScanKind::exclusive, Plus<I>{}),
-                 ScanKind::exclusive, Plus<I>{})) {
-        return;
+      // Interleaved, resident blocks take turns pass by pass, as on a GPU: a look-back then meets
+      // predecessors that have published only their aggregate (A), and must walk past them.
+      for (const bool interleave : {false, true}) {
+        scanlab_emu::options().schedule = schedule;
+        scanlab_emu::options().resident = resident;
+        scanlab_emu::options().interleave = interleave;
+        scanlab_emu::options().seed = scanlab::test_seed();
+        INFO(scanlab_emu::describe_options());
+        if (!check(in, scan<Small<>>(in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) return;
+        if (!check(in, scan<Small<Descriptors::fenced, Lookback::serial>>(in, ScanKind::exclusive, Plus<I>{}),
+                   ScanKind::exclusive, Plus<I>{})) {
+          return;
+        }
       }
     }
   }

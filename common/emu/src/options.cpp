@@ -52,6 +52,7 @@ Options from_environment() {
     o.resident = unsigned(parse_unsigned("SCANLAB_EMU_RESIDENT", v));
     if (o.resident == 0) bad_option("SCANLAB_EMU_RESIDENT", v, "at least 1");
   }
+  if (const char* v = std::getenv("SCANLAB_EMU_INTERLEAVE")) o.interleave = parse_flag("SCANLAB_EMU_INTERLEAVE", v);
   if (const char* v = std::getenv("SCANLAB_EMU_RACECHECK")) o.racecheck = parse_flag("SCANLAB_EMU_RACECHECK", v);
   if (const char* v = std::getenv("SCANLAB_EMU_BANKS")) o.banks = parse_flag("SCANLAB_EMU_BANKS", v);
   if (const char* v = std::getenv("SCANLAB_EMU_COMPARE_ORDERS")) o.compare_orders = parse_flag("SCANLAB_EMU_COMPARE_ORDERS", v);
@@ -92,10 +93,11 @@ std::string describe_options() {
   std::string s = "emulator options: schedule=" + std::string(to_string(o.schedule)) +
                   " thread-order=" + to_string(o.thread_order) + " seed=" + std::to_string(o.seed) +
                   " resident=" + (o.resident ? std::to_string(o.resident) : std::string("auto")) +
-                  " memory=" + to_string(o.memory);
+                  " memory=" + to_string(o.memory) + (o.interleave ? " interleave" : "");
   s += " (replay: SCANLAB_EMU_SCHEDULE=" + std::string(to_string(o.schedule)) +
        " SCANLAB_EMU_THREAD_ORDER=" + to_string(o.thread_order) + " SCANLAB_EMU_SEED=" + std::to_string(o.seed);
   if (o.resident) s += " SCANLAB_EMU_RESIDENT=" + std::to_string(o.resident);
+  if (o.interleave) s += " SCANLAB_EMU_INTERLEAVE=1";
   s += ")";
   return s;
 }

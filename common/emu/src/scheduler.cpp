@@ -397,11 +397,12 @@ std::string describe_waits(const Block& b) {
   return os.str();
 }
 
-enum class Outcome { finished, stalled, aborted };
+enum class Outcome { finished, stalled, aborted, paused };
 
 // Passes over the block's threads until it ends, fails, or stalls: a pass in which every thread
-// that ran only polled and no store landed anywhere.
-Outcome run_block(Launch& L, Block& b) {
+// that ran only polled and no store landed anywhere. With one_pass (interleaving), it pauses after
+// any pass that made progress, so that the next resident block runs.
+Outcome run_block(Launch& L, Block& b, bool one_pass) {
   for (bool first_pass = !b.ordered;; first_pass = false) {
     order_threads(L, b, first_pass);
     b.ordered = true;
@@ -426,6 +427,7 @@ Outcome run_block(Launch& L, Block& b) {
       return Outcome::aborted;
     }
     if (!progressed && store_epoch == epoch0) return Outcome::stalled;
+    if (one_pass) return Outcome::paused;
   }
 }
 
@@ -734,8 +736,16 @@ void run_launch(Launch& L) {
   launch_in_flight = true;
 
   while (!L.aborted && (next < L.blocks_total || !active.empty())) {
-    // Prefer a resident block that can run: not stalled, or stalled before the latest store.
     Block* pick = nullptr;
+    // Interleaving: every free slot is filled at once, as a GPU starts blocks while it has room.
+    if (opt.interleave && next < L.blocks_total && !free_slots.empty()) {
+      unsigned slot = free_slots.back();
+      free_slots.pop_back();
+      pick = start_block(L, dispatch(next++), slot);
+      active.push_back(pick);
+    }
+    // Otherwise, in turn, a resident block that can run: not stalled, or stalled before the latest
+    // store.
     for (std::size_t k = 0; k < active.size() && !pick; ++k) {
       Block* b = active[(rr + k) % active.size()];
       if (!b->stalled || b->stall_epoch != store_epoch) {
@@ -763,7 +773,7 @@ void run_launch(Launch& L) {
     }
     pick->stalled = false;
     if (weak_memory) weak_switch_in(*pick);
-    Outcome outcome = run_block(L, *pick);
+    Outcome outcome = run_block(L, *pick, opt.interleave);
     if (outcome == Outcome::stalled) {
       // Before the weak-memory commits below: a store that lands now is news to this block.
       pick->stalled = true;

@@ -16,6 +16,9 @@ struct Options {
   ThreadOrder thread_order = ThreadOrder::forward;
   std::uint64_t seed = 1;       // for every random policy
   unsigned resident = 0;        // resident block slots; 0 = the modelled GPU's occupancy
+  bool interleave = false;      // fill every resident slot at once and switch blocks after every
+                                // pass (as concurrent blocks run on a GPU), instead of running a
+                                // block until it ends or waits
   bool racecheck = false;       // shared-memory hazards
   bool banks = false;           // shared-memory bank-conflict degrees
   Memory memory = Memory::sc;
@@ -27,7 +30,7 @@ struct Options {
 };
 
 // The options in force. The first call reads SCANLAB_EMU_SCHEDULE, _THREAD_ORDER, _SEED, _RESIDENT,
-// _RACECHECK, _BANKS, _MEMORY, _COMPARE_ORDERS, _TRACE, _WATCHDOG, _STACK; a bad value is reported and exits with 2.
+// _INTERLEAVE, _RACECHECK, _BANKS, _MEMORY, _COMPARE_ORDERS, _TRACE, _WATCHDOG, _STACK; a bad value is reported and exits with 2.
 Options& options();
 
 // One line naming the options that decide the run, printed with every failure so it can be replayed.
