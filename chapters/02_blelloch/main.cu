@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -27,6 +26,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/chapter_driver.hpp>
 #include <scanlab/cli.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
@@ -34,7 +34,6 @@
 #include <scanlab/format.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
-#include <scanlab/oracle.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/timing.hpp>
 #include <scanlab/trace.hpp>
@@ -46,9 +45,6 @@
 namespace {
 
 using scanlab::Affine;
-using scanlab::AffineCompose;
-using scanlab::Max;
-using scanlab::Plus;
 using scanlab::ScanKind;
 
 constexpr std::uint64_t kDefaultN = ch02::kMaxBlockScan;
@@ -65,27 +61,7 @@ struct Config {
   std::string trace;                // --trace FILE (traced builds)
 };
 
-// ---- names for what is scanned, as the reports print them ----------------------------------
-
-template <class T>
-const char* type_label() {
-  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, float>) return "float32";
-  else return "affine<uint32>";
-}
-
-template <class Op>
-const char* op_label() {
-  if constexpr (std::is_same_v<Op, AffineCompose<std::uint32_t>>) return "affine composition";
-  else if constexpr (std::is_same_v<Op, Max<typename Op::value_type>>) return "max";
-  else return "sum";
-}
-
-template <class T, class Op>
-std::string describe(std::size_t n, ScanKind kind) {
-  return std::to_string(n) + (n == 1 ? " element, " : " elements, ") + scanlab::to_string(kind) +
-         " " + op_label<Op>() + ", " + type_label<T>();
-}
+// ---- printing and input --------------------------------------------------------------------
 
 template <class T>
 std::string show(const T& v) {
@@ -103,67 +79,13 @@ std::string show_all(const std::vector<T>& v) {
   return s;
 }
 
-// ---- input and verification ----------------------------------------------------------------
-
-// Random input, never all zeros; affine maps get odd multipliers (see chapter 01's driver).
+// The values of --input, or random ones.
 template <class T>
 std::vector<T> make_input(const Config& cfg, std::size_t n) {
   if constexpr (std::is_same_v<T, std::int32_t>) {
     if (!cfg.input.empty()) return cfg.input;
   }
-  if constexpr (std::is_same_v<T, Affine<std::uint32_t>>) {
-    auto maps = scanlab::random_vector<T>(n, cfg.common.seed, 0u, 0xffffffffu);
-    for (auto& f : maps) f.a |= 1u;
-    return maps;
-  } else {
-    return scanlab::random_vector<T>(n, cfg.common.seed);
-  }
-}
-
-template <class T, class Op>
-scanlab::VerifyResult verify_segment(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) {
-  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Plus<T>>) {
-    return scanlab::verify_float_scan(in, got, n, kind);
-  } else {
-    std::vector<T> expected(n);
-    if (kind == ScanKind::inclusive) scanlab::inclusive_scan_oracle(in, expected.data(), n, op);
-    else scanlab::exclusive_scan_oracle(in, expected.data(), n, op);
-    return scanlab::verify_exact(expected.data(), got, n);
-  }
-}
-
-// The whole output, or tile by tile when every tile restarts its prefixes (tile > 0).
-template <class T, class Op>
-scanlab::VerifyResult verify_scan(const std::vector<T>& in, const std::vector<T>& got, ScanKind kind,
-                                  Op op, int tile) {
-  if (tile <= 0) return verify_segment(in.data(), got.data(), in.size(), kind, op);
-  scanlab::VerifyResult total;
-  total.n = in.size();
-  const std::size_t step = static_cast<std::size_t>(tile);
-  for (std::size_t begin = 0; begin < in.size(); begin += step) {
-    const std::size_t len = in.size() - begin < step ? in.size() - begin : step;
-    scanlab::VerifyResult r = verify_segment(in.data() + begin, got.data() + begin, len, kind, op);
-    if (!r.ok && total.ok) {
-      total = r;
-      total.first_index += begin;
-      total.note = "in the tile starting at " + std::to_string(begin) + (r.note.empty() ? "" : "; " + r.note);
-      total.mismatches = 0;
-    }
-    if (!r.ok) total.mismatches += r.mismatches;
-  }
-  total.n = in.size();
-  return total;
-}
-
-std::string outcome(const scanlab::VerifyResult& r, const std::string& what) {
-  return r.ok ? "verified: " + what : "FAILED: " + what + ": " + r.message();
-}
-
-void write_json(const Config& cfg, const nlohmann::json& report) {
-  if (cfg.common.json.empty()) return;
-  std::ofstream file(cfg.common.json);
-  file << report.dump(2) << "\n";
-  if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
+  return scanlab::random_scan_input<T>(n, cfg.common.seed);
 }
 
 // ---- the run -------------------------------------------------------------------------------
@@ -172,12 +94,12 @@ template <class T, class Op>
 int run(const Config& cfg, Op op) {
   const std::size_t n = cfg.input.empty() ? static_cast<std::size_t>(cfg.common.n) : cfg.input.size();
   const bool verbose = !cfg.common.quiet;
-  const std::string what = describe<T, Op>(n, cfg.kind);
+  const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
   const int block_tile = cfg.tiles ? 0 : ch02::blelloch_tile_for(static_cast<int>(n));
   nlohmann::json report = {{"chapter", "02_blelloch"}, {"backend", scanlab::backend_name()},
                            {"variant", cfg.tiles ? "tiles" : "block"}, {"n", n},
                            {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", type_label<T>()}};
+                           {"op", cfg.op}, {"type", scanlab::type_label<T>()}};
   if (cfg.tiles) report["tile"] = cfg.tile;
   else report["block_tile"] = block_tile;
 
@@ -201,27 +123,13 @@ int run(const Config& cfg, Op op) {
     }
   };
 
-  {
-    SCANLAB_NVTX_RANGE("upload");
-    d_in.upload(in);
-    d_out.fill_poison();
-  }
-  {
-    SCANLAB_NVTX_RANGE("scan");
-    launch();
-    SCANLAB_CHECK_SYNC();
-  }
-  std::vector<T> got;
-  {
-    SCANLAB_NVTX_RANGE("download");
-    got = d_out.download();
-  }
+  const std::vector<T> got = scanlab::upload_run_download(in, d_in, d_out, /*in_place=*/false, launch);
   scanlab::VerifyResult check;
   {
     SCANLAB_NVTX_RANGE("verify");
-    check = verify_scan(in, got, cfg.kind, op, cfg.tiles ? cfg.tile : 0);
+    check = scanlab::verify_tiles(in, got, cfg.kind, op, cfg.tiles ? static_cast<std::size_t>(cfg.tile) : 0);
   }
-  std::cout << (cfg.tiles ? "tiles" : "block") << ": " << outcome(check, what)
+  std::cout << (cfg.tiles ? "tiles" : "block") << ": " << scanlab::verdict_line(check, what)
             << (cfg.tiles ? " (tiles of " + std::to_string(cfg.tile) + ")"
                           : " (tile of " + std::to_string(block_tile) + ", " +
                                 std::to_string(block_tile / 2) + " threads)")
@@ -238,43 +146,30 @@ int run(const Config& cfg, Op op) {
                                             {"backend", scanlab::backend_name()},
                                             {"kind", scanlab::to_string(cfg.kind)},
                                             {"op", cfg.op},
-                                            {"elem", type_label<T>()},
+                                            {"elem", scanlab::type_label<T>()},
                                             {"n", n},
                                             {"tile", block_tile},
                                             {"verified", check.ok}});
     writer.records(*trace);
-    // The result too, so a reader can check the last level against what was stored.
-    nlohmann::json result = {{"type", "result"}, {"label", "output"}};
-    if constexpr (std::is_same_v<T, std::int32_t>) {
-      result["input"] = in;
-      result["values"] = got;
-    }
-    writer.line(result);
-    writer.finish();
+    scanlab::finish_trace_with_result<std::is_same_v<T, std::int32_t>>(writer, in, got);
     if (verbose) std::cout << "trace written to " << cfg.trace << "\n";
   }
 
   // Timing: only a GPU's times mean anything, and only a correct kernel is worth timing.
   if (!scanlab::on_emulator() && check.ok && n > 0 && !trace) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::TimingStats t = scanlab::time_ms(launch, /*warmup=*/3, cfg.common.repeat);
-    const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
-    const double gbps = scanlab::gbps(bytes, t.median_ms);
-    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s), " << gbps
-              << " GB/s (counting 2*n*sizeof(T) bytes)\n";
+    const scanlab::Bandwidth b = scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
+                                                         2.0 * static_cast<double>(n) * sizeof(T),
+                                                         "counting 2*n*sizeof(T) bytes");
     if (verbose && !cfg.tiles) {
       std::cout << "(one block on one SM: the time is mostly launch latency; --tiles fills the GPU)\n";
     }
-    report["median_ms"] = t.median_ms;
-    report["min_ms"] = t.min_ms;
-    report["max_ms"] = t.max_ms;
-    report["reps"] = t.reps;
-    report["gbps"] = gbps;
+    scanlab::add_timing(report, b);
   } else if (verbose && scanlab::on_emulator()) {
-    std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
+    scanlab::say_not_timed();
   }
 
-  write_json(cfg, report);
+  scanlab::write_json_report(cfg.common.json, report);
   return check.ok ? 0 : 1;
 }
 
@@ -307,19 +202,10 @@ int main(int argc, char** argv) {
                "ch02_blelloch"};
   Config cfg;
   scanlab::add_common_options(app, cfg.common, kDefaultN);
-  bool inclusive_flag = false;
-  bool exclusive_flag = false;
+  scanlab::ScanKindFlags kind_flags;
   std::string input_text;
-  auto* inclusive_opt = app.add_flag("--inclusive", inclusive_flag, "inclusive scan");
-  auto* exclusive_opt = app.add_flag("--exclusive", exclusive_flag,
-                                     "exclusive scan: out[0] = identity (the default)");
-  inclusive_opt->excludes(exclusive_opt);
-  app.add_option("--type", cfg.type, "element type")
-      ->check(CLI::IsMember({"int", "float"}))
-      ->capture_default_str();
-  app.add_option("--op", cfg.op, "operator: plus, max, or affine (composition of affine maps over uint32)")
-      ->check(CLI::IsMember({"plus", "max", "affine"}))
-      ->capture_default_str();
+  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
+  scanlab::add_element_options(app, cfg.type, cfg.op);
   auto* input_opt = app.add_option("--input", input_text,
                                    "scan these int32 values (comma-separated, e.g. 3,1,7,0,4,1,6,3) "
                                    "instead of random ones; sets n");
@@ -338,14 +224,11 @@ int main(int argc, char** argv) {
   trace_opt->excludes(tile_opt);
   scanlab::run_cli(app, argc, argv);
 
-  cfg.kind = inclusive_flag ? ScanKind::inclusive : ScanKind::exclusive;
+  cfg.kind = kind_flags.kind();
   if (*tile_opt) cfg.tiles = true;
-  auto usage_error = [&](const std::string& message) {
-    std::cerr << app.get_name() << ": error: " << message << "\n\n" << app.help();
-    return 2;
-  };
-  if (cfg.op == "affine" && cfg.type != "int") {
-    return usage_error("--op affine composes affine maps over uint32; it takes no --type float");
+  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
+    return usage_error(error);
   }
   if (!input_text.empty()) {
     try {
@@ -370,24 +253,16 @@ int main(int argc, char** argv) {
                        "builds and runs it)");
   }
 
-  try {
+  return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 02: Blelloch scan. An up-sweep builds partial sums in a tree over the "
                    "tile, a down-sweep\nturns them into exclusive prefixes: O(n) work in 2 log2 n "
                    "levels, two elements per thread.\n"
-                << "backend: "
-                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)")
-                                           : scanlab::device_description())
+                << "backend: " << scanlab::backend_description()
                 << (scanlab::trace_enabled() ? " (traced build)" : "") << "\n";
     }
-    if (cfg.op == "affine") return run<Affine<std::uint32_t>>(cfg, AffineCompose<std::uint32_t>{});
-    if (cfg.type == "float") {
-      return cfg.op == "max" ? run<float>(cfg, Max<float>{}) : run<float>(cfg, Plus<float>{});
-    }
-    return cfg.op == "max" ? run<std::int32_t>(cfg, Max<std::int32_t>{})
-                           : run<std::int32_t>(cfg, Plus<std::int32_t>{});
-  } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
-    return 1;
-  }
+    return scanlab::with_element_operator(cfg.type, cfg.op, [&](auto op) {
+      return run<typename decltype(op)::value_type>(cfg, op);
+    });
+  });
 }

@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <fstream>
 #include <functional>
 #include <iomanip>
@@ -28,17 +27,16 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include <scanlab/chapter_driver.hpp>
 #include <scanlab/cli.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
-#include <scanlab/oracle.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
@@ -57,9 +55,6 @@
 
 namespace {
 
-using scanlab::Affine;
-using scanlab::AffineCompose;
-using scanlab::Max;
 using scanlab::Plus;
 using scanlab::ScanKind;
 
@@ -76,82 +71,6 @@ struct Config {
   int tile = kDefaultTile;
   std::string bank_report;
 };
-
-template <class T>
-const char* type_label() {
-  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, float>) return "float32";
-  else return "affine<uint32>";
-}
-
-template <class Op>
-const char* op_label() {
-  if constexpr (std::is_same_v<Op, AffineCompose<std::uint32_t>>) return "affine composition";
-  else if constexpr (std::is_same_v<Op, Max<typename Op::value_type>>) return "max";
-  else return "sum";
-}
-
-template <class T, class Op>
-std::string describe(std::size_t n, ScanKind kind) {
-  return std::to_string(n) + (n == 1 ? " element, " : " elements, ") + scanlab::to_string(kind) +
-         " " + op_label<Op>() + ", " + type_label<T>();
-}
-
-template <class T>
-std::vector<T> make_input(std::size_t n, std::uint64_t seed) {
-  if constexpr (std::is_same_v<T, Affine<std::uint32_t>>) {
-    auto maps = scanlab::random_vector<T>(n, seed, 0u, 0xffffffffu);
-    for (auto& f : maps) f.a |= 1u;
-    return maps;
-  } else {
-    return scanlab::random_vector<T>(n, seed);
-  }
-}
-
-template <class T, class Op>
-scanlab::VerifyResult verify_segment(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) {
-  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Plus<T>>) {
-    return scanlab::verify_float_scan(in, got, n, kind);
-  } else {
-    std::vector<T> expected(n);
-    if (kind == ScanKind::inclusive) scanlab::inclusive_scan_oracle(in, expected.data(), n, op);
-    else scanlab::exclusive_scan_oracle(in, expected.data(), n, op);
-    return scanlab::verify_exact(expected.data(), got, n);
-  }
-}
-
-template <class T, class Op>
-scanlab::VerifyResult verify_scan(const std::vector<T>& in, const std::vector<T>& got, ScanKind kind,
-                                  Op op, int tile) {
-  if (tile <= 0) return verify_segment(in.data(), got.data(), in.size(), kind, op);
-  scanlab::VerifyResult total;
-  total.n = in.size();
-  const std::size_t step = static_cast<std::size_t>(tile);
-  for (std::size_t begin = 0; begin < in.size(); begin += step) {
-    const std::size_t len = in.size() - begin < step ? in.size() - begin : step;
-    scanlab::VerifyResult r = verify_segment(in.data() + begin, got.data() + begin, len, kind, op);
-    if (!r.ok && total.ok) {
-      total = r;
-      total.first_index += begin;
-      total.note = "in the tile starting at " + std::to_string(begin) + (r.note.empty() ? "" : "; " + r.note);
-      total.mismatches = 0;
-    }
-    if (!r.ok) total.mismatches += r.mismatches;
-  }
-  total.n = in.size();
-  return total;
-}
-
-std::string outcome(const scanlab::VerifyResult& r, const std::string& what) {
-  return r.ok ? "verified: " + what : "FAILED: " + what + ": " + r.message();
-}
-
-void write_json(const Config& cfg, const nlohmann::json& report) {
-  if (cfg.common.json.empty()) return;
-  std::ofstream file(cfg.common.json);
-  file << report.dump(2) << "\n";
-  if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
-}
 
 #if defined(SCANLAB_EMU)
 
@@ -256,7 +175,7 @@ std::map<unsigned, PhaseBanks> measure_banks(int n, std::uint64_t seed, bool& ve
     }
   }
   scanlab_emu::reset_diagnostics();
-  verified = verify_segment(in.data(), d_out.download().data(), in.size(), ScanKind::exclusive, Plus<T>{}).ok;
+  verified = scanlab::verify_scan(in, d_out.download(), ScanKind::exclusive, Plus<T>{}).ok;
   return phases;
 }
 
@@ -387,42 +306,28 @@ int run(const Config& cfg, Op op) {
   const std::size_t n = static_cast<std::size_t>(cfg.common.n);
   const bool verbose = !cfg.common.quiet;
   const bool padded = cfg.layout == "padded";
-  const std::string what = describe<T, Op>(n, cfg.kind);
+  const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
   nlohmann::json report = {{"chapter", "03_bank_conflicts"}, {"backend", scanlab::backend_name()},
                            {"variant", cfg.tiles ? "tiles" : "block"}, {"layout", cfg.layout},
                            {"n", n}, {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", type_label<T>()}};
+                           {"op", cfg.op}, {"type", scanlab::type_label<T>()}};
   if (cfg.tiles) report["tile"] = cfg.tile;
 
-  const std::vector<T> in = make_input<T>(n, cfg.common.seed);
+  const std::vector<T> in = scanlab::random_scan_input<T>(n, cfg.common.seed);
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out(n);
   const std::function<void()> launch = [&] {
     if (padded) launch_scan<ch03::Padded>(cfg, d_in.data(), d_out.data(), n, op);
     else launch_scan<ch03::Unpadded>(cfg, d_in.data(), d_out.data(), n, op);
   };
-  {
-    SCANLAB_NVTX_RANGE("upload");
-    d_in.upload(in);
-    d_out.fill_poison();
-  }
-  {
-    SCANLAB_NVTX_RANGE("scan");
-    launch();
-    SCANLAB_CHECK_SYNC();
-  }
-  std::vector<T> got;
-  {
-    SCANLAB_NVTX_RANGE("download");
-    got = d_out.download();
-  }
+  const std::vector<T> got = scanlab::upload_run_download(in, d_in, d_out, /*in_place=*/false, launch);
   scanlab::VerifyResult check;
   {
     SCANLAB_NVTX_RANGE("verify");
-    check = verify_scan(in, got, cfg.kind, op, cfg.tiles ? cfg.tile : 0);
+    check = scanlab::verify_tiles(in, got, cfg.kind, op, cfg.tiles ? static_cast<std::size_t>(cfg.tile) : 0);
   }
   std::cout << (cfg.tiles ? "tiles" : "block") << " (" << (padded ? ch03::Padded::name() : ch03::Unpadded::name())
-            << "): " << outcome(check, what)
+            << "): " << scanlab::verdict_line(check, what)
             << (cfg.tiles ? " (tiles of " + std::to_string(cfg.tile) + ")" : "") << "\n";
   report["verified"] = check.ok;
   report["message"] = check.message();
@@ -439,26 +344,20 @@ int run(const Config& cfg, Op op) {
 
   if (!scanlab::on_emulator() && check.ok && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::TimingStats t = scanlab::time_ms(launch, /*warmup=*/3, cfg.common.repeat);
-    const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
-    const double gbps = scanlab::gbps(bytes, t.median_ms);
-    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s), " << gbps
-              << " GB/s (counting 2*n*sizeof(T) bytes)\n";
+    const scanlab::Bandwidth b = scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
+                                                         2.0 * static_cast<double>(n) * sizeof(T),
+                                                         "counting 2*n*sizeof(T) bytes");
     if (verbose && !cfg.tiles) {
       std::cout << "(one block on one SM: the time is mostly launch latency; --tiles fills the GPU; "
                    "ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st counters show the "
                    "conflicts)\n";
     }
-    report["median_ms"] = t.median_ms;
-    report["min_ms"] = t.min_ms;
-    report["max_ms"] = t.max_ms;
-    report["reps"] = t.reps;
-    report["gbps"] = gbps;
+    scanlab::add_timing(report, b);
   } else if (verbose && scanlab::on_emulator()) {
-    std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
+    scanlab::say_not_timed();
   }
 
-  write_json(cfg, report);
+  scanlab::write_json_report(cfg.common.json, report);
   return ok ? 0 : 1;
 }
 
@@ -468,18 +367,9 @@ int main(int argc, char** argv) {
   CLI::App app{"Chapter 03: Blelloch scan without shared-memory bank conflicts", "ch03_bank_conflicts"};
   Config cfg;
   scanlab::add_common_options(app, cfg.common, kDefaultN);
-  bool inclusive_flag = false;
-  bool exclusive_flag = false;
-  auto* inclusive_opt = app.add_flag("--inclusive", inclusive_flag, "inclusive scan");
-  auto* exclusive_opt = app.add_flag("--exclusive", exclusive_flag,
-                                     "exclusive scan: out[0] = identity (the default)");
-  inclusive_opt->excludes(exclusive_opt);
-  app.add_option("--type", cfg.type, "element type")
-      ->check(CLI::IsMember({"int", "float"}))
-      ->capture_default_str();
-  app.add_option("--op", cfg.op, "operator: plus, max, or affine (composition of affine maps over uint32)")
-      ->check(CLI::IsMember({"plus", "max", "affine"}))
-      ->capture_default_str();
+  scanlab::ScanKindFlags kind_flags;
+  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
+  scanlab::add_element_options(app, cfg.type, cfg.op);
   app.add_option("--layout", cfg.layout,
                  "shared-memory layout: padded (this chapter) or unpadded (chapter 02's)")
       ->check(CLI::IsMember({"padded", "unpadded"}))
@@ -497,14 +387,11 @@ int main(int argc, char** argv) {
   report_opt->excludes(tile_opt);
   scanlab::run_cli(app, argc, argv);
 
-  cfg.kind = inclusive_flag ? ScanKind::inclusive : ScanKind::exclusive;
+  cfg.kind = kind_flags.kind();
   if (*tile_opt) cfg.tiles = true;
-  auto usage_error = [&](const std::string& message) {
-    std::cerr << app.get_name() << ": error: " << message << "\n\n" << app.help();
-    return 2;
-  };
-  if (cfg.op == "affine" && cfg.type != "int") {
-    return usage_error("--op affine composes affine maps over uint32; it takes no --type float");
+  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
+    return usage_error(error);
   }
   if (cfg.tiles && !ch03::is_power_of_two(cfg.tile)) {
     return usage_error("--tile " + std::to_string(cfg.tile) + " is not a power of two");
@@ -518,24 +405,15 @@ int main(int argc, char** argv) {
                        "ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st counters say the same");
   }
 
-  try {
+  return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 03: Blelloch scan with conflict-free shared indexing. Element i lives in "
                    "slot i + i/32 + i/1024,\nso the tree's power-of-two strides no longer map a "
                    "warp onto one of the 32 banks; loads come from separate halves.\n"
-                << "backend: "
-                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)")
-                                           : scanlab::device_description())
-                << "\n";
+                << "backend: " << scanlab::backend_description() << "\n";
     }
-    if (cfg.op == "affine") return run<Affine<std::uint32_t>>(cfg, AffineCompose<std::uint32_t>{});
-    if (cfg.type == "float") {
-      return cfg.op == "max" ? run<float>(cfg, Max<float>{}) : run<float>(cfg, Plus<float>{});
-    }
-    return cfg.op == "max" ? run<std::int32_t>(cfg, Max<std::int32_t>{})
-                           : run<std::int32_t>(cfg, Plus<std::int32_t>{});
-  } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
-    return 1;
-  }
+    return scanlab::with_element_operator(cfg.type, cfg.op, [&](auto op) {
+      return run<typename decltype(op)::value_type>(cfg, op);
+    });
+  });
 }

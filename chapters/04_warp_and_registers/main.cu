@@ -15,23 +15,18 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <fstream>
 #include <functional>
 #include <iostream>
-#include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
+#include <scanlab/chapter_driver.hpp>
 #include <scanlab/cli.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
-#include <scanlab/oracle.hpp>
-#include <scanlab/random.hpp>
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
 
@@ -39,10 +34,6 @@
 
 namespace {
 
-using scanlab::Affine;
-using scanlab::AffineCompose;
-using scanlab::Max;
-using scanlab::Plus;
 using scanlab::ScanKind;
 
 constexpr std::uint64_t kDefaultN = std::uint64_t(1) << 20;
@@ -58,20 +49,6 @@ struct Config {
   int tile = 4096;
   bool in_place = false;
 };
-
-template <class T>
-const char* type_label() {
-  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, float>) return "float32";
-  else return "affine<uint32>";
-}
-
-template <class Op>
-const char* op_label() {
-  if constexpr (std::is_same_v<Op, AffineCompose<std::uint32_t>>) return "affine composition";
-  else if constexpr (std::is_same_v<Op, Max<typename Op::value_type>>) return "max";
-  else return "sum";
-}
 
 const char* variant_label(Variant v) {
   switch (v) {
@@ -89,78 +66,23 @@ int tile_of(const Config& cfg) {
   }
 }
 
-// Random input, never all zeros; affine maps get odd multipliers so that an operand swap anywhere
-// changes every later element.
-template <class T>
-std::vector<T> make_input(std::size_t n, std::uint64_t seed) {
-  if constexpr (std::is_same_v<T, Affine<std::uint32_t>>) {
-    auto maps = scanlab::random_vector<T>(n, seed, 0u, 0xffffffffu);
-    for (auto& f : maps) f.a |= 1u;
-    return maps;
-  } else {
-    return scanlab::random_vector<T>(n, seed);
-  }
-}
-
-template <class T, class Op>
-scanlab::VerifyResult verify_segment(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) {
-  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Plus<T>>) {
-    return scanlab::verify_float_scan(in, got, n, kind);
-  } else {
-    std::vector<T> expected(n);
-    if (kind == ScanKind::inclusive) scanlab::inclusive_scan_oracle(in, expected.data(), n, op);
-    else scanlab::exclusive_scan_oracle(in, expected.data(), n, op);
-    return scanlab::verify_exact(expected.data(), got, n);
-  }
-}
-
-// Tile by tile (every tile restarts its prefixes); reports the first failing tile with indices
-// into the whole array, and counts wrong elements over all tiles.
-template <class T, class Op>
-scanlab::VerifyResult verify_tiles(const std::vector<T>& in, const std::vector<T>& got, ScanKind kind, Op op,
-                                   std::size_t tile) {
-  scanlab::VerifyResult total;
-  total.n = in.size();
-  for (std::size_t begin = 0; begin < in.size(); begin += tile) {
-    const std::size_t len = in.size() - begin < tile ? in.size() - begin : tile;
-    scanlab::VerifyResult r = verify_segment(in.data() + begin, got.data() + begin, len, kind, op);
-    if (!r.ok && total.ok) {
-      total = r;
-      total.first_index += begin;
-      total.note = "in the tile starting at " + std::to_string(begin) + (r.note.empty() ? "" : "; " + r.note);
-      total.mismatches = 0;
-    }
-    if (!r.ok) total.mismatches += r.mismatches;
-  }
-  total.n = in.size();
-  return total;
-}
-
-void write_json(const Config& cfg, const nlohmann::json& report) {
-  if (cfg.common.json.empty()) return;
-  std::ofstream file(cfg.common.json);
-  file << report.dump(2) << "\n";
-  if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
-}
-
 template <class T, class Op>
 int run(const Config& cfg, Op op) {
   const std::size_t n = static_cast<std::size_t>(cfg.common.n);
   const bool inclusive = cfg.kind == ScanKind::inclusive;
   const std::size_t tile = static_cast<std::size_t>(tile_of(cfg));
-  const std::string what = std::to_string(n) + (n == 1 ? " element, " : " elements, ") +
-                           scanlab::to_string(cfg.kind) + " " + op_label<Op>() + ", " + type_label<T>() +
-                           ", tiles of " + std::to_string(tile) + (cfg.in_place ? ", in place" : "");
+  const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind) + ", tiles of " + std::to_string(tile) +
+                           (cfg.in_place ? ", in place" : "");
   nlohmann::json report = {{"chapter", "04_warp_and_registers"}, {"backend", scanlab::backend_name()},
                            {"variant", variant_label(cfg.variant)}, {"n", n}, {"tile", tile},
                            {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", type_label<T>()}, {"in_place", cfg.in_place}};
+                           {"op", cfg.op}, {"type", scanlab::type_label<T>()}, {"in_place", cfg.in_place}};
   if (cfg.variant == Variant::items) {
     report["threads"] = ch04::items_threads_for_tile(cfg.tile);
     report["items_per_thread"] = ch04::items_per_thread_for_tile(cfg.tile);
   }
 
-  const std::vector<T> in = make_input<T>(n, cfg.common.seed);
+  const std::vector<T> in = scanlab::random_scan_input<T>(n, cfg.common.seed);
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out(cfg.in_place ? 0 : n);
   T* out_ptr = cfg.in_place ? d_in.data() : d_out.data();
@@ -172,28 +94,13 @@ int run(const Config& cfg, Op op) {
     }
   };
 
-  {
-    SCANLAB_NVTX_RANGE("upload");
-    d_in.upload(in);
-    if (!cfg.in_place) d_out.fill_poison();
-  }
-  {
-    SCANLAB_NVTX_RANGE("scan");
-    launch();
-    SCANLAB_CHECK_SYNC();
-  }
-  std::vector<T> got;
-  {
-    SCANLAB_NVTX_RANGE("download");
-    got = cfg.in_place ? d_in.download() : d_out.download();
-  }
+  const std::vector<T> got = scanlab::upload_run_download(in, d_in, d_out, cfg.in_place, launch);
   scanlab::VerifyResult check;
   {
     SCANLAB_NVTX_RANGE("verify");
-    check = verify_tiles(in, got, cfg.kind, op, tile);
+    check = scanlab::verify_tiles(in, got, cfg.kind, op, tile);
   }
-  std::cout << variant_label(cfg.variant) << ": " << (check.ok ? "verified: " : "FAILED: ") << what
-            << (check.ok ? "" : ": " + check.message()) << "\n";
+  std::cout << variant_label(cfg.variant) << ": " << scanlab::verdict_line(check, what) << "\n";
   report["verified"] = check.ok;
   report["message"] = check.message();
 
@@ -201,20 +108,14 @@ int run(const Config& cfg, Op op) {
   // the input changes with every run, which does not change the time.
   if (!scanlab::on_emulator() && check.ok && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::TimingStats t = scanlab::time_ms(launch, /*warmup=*/3, cfg.common.repeat);
-    const double bytes = 2.0 * static_cast<double>(n) * sizeof(T);
-    const double gbps = scanlab::gbps(bytes, t.median_ms);
-    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s), " << gbps
-              << " GB/s (counting 2*n*sizeof(T) bytes)\n";
-    report["median_ms"] = t.median_ms;
-    report["min_ms"] = t.min_ms;
-    report["max_ms"] = t.max_ms;
-    report["reps"] = t.reps;
-    report["gbps"] = gbps;
+    const scanlab::Bandwidth b = scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
+                                                         2.0 * static_cast<double>(n) * sizeof(T),
+                                                         "counting 2*n*sizeof(T) bytes");
+    scanlab::add_timing(report, b);
   } else if (!cfg.common.quiet && scanlab::on_emulator()) {
-    std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
+    scanlab::say_not_timed();
   }
-  write_json(cfg, report);
+  scanlab::write_json_report(cfg.common.json, report);
   return check.ok ? 0 : 1;
 }
 
@@ -225,12 +126,9 @@ int main(int argc, char** argv) {
                "ch04_warp_and_registers"};
   Config cfg;
   scanlab::add_common_options(app, cfg.common, kDefaultN);
-  bool inclusive_flag = false;
-  bool exclusive_flag = false;
+  scanlab::ScanKindFlags kind_flags;
   std::string variant = "items";
-  auto* inclusive_opt = app.add_flag("--inclusive", inclusive_flag, "inclusive scan (the default)");
-  auto* exclusive_opt = app.add_flag("--exclusive", exclusive_flag, "exclusive scan: out[0] = identity");
-  inclusive_opt->excludes(exclusive_opt);
+  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::inclusive);
   app.add_option("--variant", variant,
                  "warp: tiles of 32, one per warp; block: tiles of 1024, one value per thread; "
                  "items: tiles of --tile, several values per thread")
@@ -241,21 +139,15 @@ int main(int argc, char** argv) {
                                   "4096 (256 x 16) or 8192 (512 x 16)")
                        ->check(CLI::IsMember({1024, 2048, 4096, 8192}))
                        ->capture_default_str();
-  app.add_option("--type", cfg.type, "element type")->check(CLI::IsMember({"int", "float"}))->capture_default_str();
-  app.add_option("--op", cfg.op, "operator: plus, max, or affine (composition of affine maps over uint32)")
-      ->check(CLI::IsMember({"plus", "max", "affine"}))
-      ->capture_default_str();
+  scanlab::add_element_options(app, cfg.type, cfg.op);
   app.add_flag("--in-place", cfg.in_place, "write the result over the input");
   scanlab::run_cli(app, argc, argv);
 
-  cfg.kind = exclusive_flag ? ScanKind::exclusive : ScanKind::inclusive;
+  cfg.kind = kind_flags.kind();
   cfg.variant = variant == "warp" ? Variant::warp : variant == "block" ? Variant::block : Variant::items;
-  auto usage_error = [&](const std::string& message) {
-    std::cerr << app.get_name() << ": error: " << message << "\n\n" << app.help();
-    return 2;
-  };
-  if (cfg.op == "affine" && cfg.type != "int") {
-    return usage_error("--op affine composes affine maps over uint32; it takes no --type float");
+  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
+    return usage_error(error);
   }
   if (*tile_opt && cfg.variant != Variant::items) {
     return usage_error("--tile sets the items variant's tile; the warp variant scans tiles of 32 and the "
@@ -268,24 +160,15 @@ int main(int argc, char** argv) {
     return usage_error("n = " + std::to_string(cfg.common.n) + " is more than this driver handles (2^30)");
   }
 
-  try {
+  return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 04: warp-shuffle scans. A warp scans 32 values in 5 shuffle steps (Kogge-Stone);\n"
                    "a block scans its warps' totals with one more warp scan; with several values per "
                    "thread,\neach thread scans its own values sequentially in registers (Brent).\n"
-                << "backend: "
-                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)")
-                                           : scanlab::device_description())
-                << "\n";
+                << "backend: " << scanlab::backend_description() << "\n";
     }
-    if (cfg.op == "affine") return run<Affine<std::uint32_t>>(cfg, AffineCompose<std::uint32_t>{});
-    if (cfg.type == "float") {
-      return cfg.op == "max" ? run<float>(cfg, Max<float>{}) : run<float>(cfg, Plus<float>{});
-    }
-    return cfg.op == "max" ? run<std::int32_t>(cfg, Max<std::int32_t>{})
-                           : run<std::int32_t>(cfg, Plus<std::int32_t>{});
-  } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
-    return 1;
-  }
+    return scanlab::with_element_operator(cfg.type, cfg.op, [&](auto op) {
+      return run<typename decltype(op)::value_type>(cfg, op);
+    });
+  });
 }

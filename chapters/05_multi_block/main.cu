@@ -16,17 +16,15 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/chapter_driver.hpp>
 #include <scanlab/cli.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
@@ -56,7 +54,7 @@ constexpr std::uint64_t kDefaultN = 1000003;
 constexpr std::uint64_t kEmulatorMaxN = std::uint64_t(1) << 27;
 // Traced runs record every tile; the picture is only readable for a few tiles anyway.
 constexpr std::uint64_t kTraceMaxN = 4096;
-// Largest |value| of a random integer input (see make_input).
+// Largest |value| of a random integer input (random.hpp's default range, see random_scan_input).
 constexpr double kMaxInputMagnitude = 100.0;
 
 enum class Algorithm { scan_then_propagate, reduce_then_scan };
@@ -77,37 +75,6 @@ struct Config {
 
 const char* algorithm_label(Algorithm a) {
   return a == Algorithm::scan_then_propagate ? "scan-then-propagate" : "reduce-then-scan";
-}
-
-template <class T>
-const char* type_label() {
-  if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-  else if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
-  else if constexpr (std::is_same_v<T, float>) return "float32";
-  else return "affine<uint32>";
-}
-
-template <class Op>
-const char* op_label() {
-  using T = typename Op::value_type;
-  if constexpr (std::is_same_v<Op, AffineCompose<std::uint32_t>>) return "affine composition";
-  else if constexpr (std::is_same_v<Op, Max<T>>) return "max";
-  else return "sum";
-}
-
-// Random input, never all zeros: small integers ([-100, 100], unsigned [0, 100]), floats in
-// [-1, 1), affine maps with odd multipliers (so that an operand swap changes every later element).
-template <class T>
-std::vector<T> make_input(std::size_t n, std::uint64_t seed) {
-  if constexpr (std::is_same_v<T, Affine<std::uint32_t>>) {
-    auto maps = scanlab::random_vector<T>(n, seed, 0u, 0xffffffffu);
-    for (auto& f : maps) f.a |= 1u;
-    return maps;
-  } else {
-    return scanlab::random_vector<T>(n, seed);
-  }
 }
 
 // Every element against the sequential definition, computed on the fly (no second array of n
@@ -139,13 +106,6 @@ scanlab::VerifyResult verify(const std::vector<In>& in, const std::vector<typena
     r.ok = r.mismatches == 0;
     return r;
   }
-}
-
-void write_json(const Config& cfg, const nlohmann::json& report) {
-  if (cfg.common.json.empty()) return;
-  std::ofstream file(cfg.common.json);
-  file << report.dump(2) << "\n";
-  if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
 }
 
 // What the run will do, in numbers: the tiles, the levels or the blocks and the spine.
@@ -187,12 +147,12 @@ int run(const Config& cfg, Op op) {
   nlohmann::json report = {{"chapter", "05_multi_block"}, {"backend", scanlab::backend_name()},
                            {"algorithm", algorithm_label(cfg.algorithm)}, {"n", n}, {"tile", Policy::kTile},
                            {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", type_label<In>()}, {"sum_type", type_label<Acc>()},
+                           {"op", cfg.op}, {"type", scanlab::type_label<In>()}, {"sum_type", scanlab::type_label<Acc>()},
                            {"in_place", cfg.in_place}};
-  const std::string what = std::to_string(n) + (n == 1 ? " element, " : " elements, ") +
-                           scanlab::to_string(cfg.kind) + " " + op_label<Op>() + ", " + type_label<In>() +
-                           (std::is_same_v<In, Acc> ? std::string() : std::string(" -> ") + type_label<Acc>()) +
-                           (cfg.in_place ? ", in place" : "");
+  const std::string what =
+      scanlab::describe_scan<In, Op>(n, cfg.kind) +
+      (std::is_same_v<In, Acc> ? std::string() : std::string(" -> ") + scanlab::type_label<Acc>()) +
+      (cfg.in_place ? ", in place" : "");
   const std::string structure = describe_structure<Policy, In, Op>(cfg, n, report);
   if (verbose) std::cout << algorithm_label(cfg.algorithm) << ": " << structure << "\n";
 
@@ -212,7 +172,7 @@ int run(const Config& cfg, Op op) {
   std::vector<In> in;
   {
     SCANLAB_NVTX_RANGE("generate");
-    in = make_input<In>(n, cfg.common.seed);
+    in = scanlab::random_scan_input<In>(n, cfg.common.seed);
   }
   scanlab::DeviceBuffer<In> d_in(n);
   scanlab::DeviceBuffer<Acc> d_out(cfg.in_place ? 0 : n);
@@ -232,28 +192,13 @@ int run(const Config& cfg, Op op) {
     }
   };
 
-  {
-    SCANLAB_NVTX_RANGE("upload");
-    d_in.upload(in);
-    if (!cfg.in_place) d_out.fill_poison();
-  }
-  {
-    SCANLAB_NVTX_RANGE("scan");
-    launch();
-    SCANLAB_CHECK_SYNC();
-  }
-  std::vector<Acc> got(n);
-  {
-    SCANLAB_NVTX_RANGE("download");
-    if (n > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), out_ptr, n * sizeof(Acc), cudaMemcpyDeviceToHost));
-  }
+  const std::vector<Acc> got = scanlab::upload_run_download(in, d_in, d_out, cfg.in_place, launch);
   scanlab::VerifyResult check;
   {
     SCANLAB_NVTX_RANGE("verify");
     check = verify(in, got, cfg.kind, op);
   }
-  std::cout << algorithm_label(cfg.algorithm) << ": " << (check.ok ? "verified: " : "FAILED: ") << what
-            << (check.ok ? "" : ": " + check.message()) << "\n";
+  std::cout << algorithm_label(cfg.algorithm) << ": " << scanlab::verdict_line(check, what) << "\n";
   report["verified"] = check.ok;
   report["message"] = check.message();
 
@@ -263,38 +208,27 @@ int run(const Config& cfg, Op op) {
                                             {"algorithm", algorithm_label(cfg.algorithm)},
                                             {"kind", scanlab::to_string(cfg.kind)},
                                             {"op", cfg.op},
-                                            {"elem", type_label<Acc>()},
+                                            {"elem", scanlab::type_label<Acc>()},
                                             {"n", n},
                                             {"tile", Policy::kTile},
                                             {"verified", check.ok}});
     writer.records(*trace);
-    nlohmann::json result = {{"type", "result"}, {"label", "output"}};
-    if constexpr (std::is_arithmetic_v<Acc> && std::is_same_v<In, Acc>) {
-      result["input"] = in;
-      result["values"] = got;
-    }
-    writer.line(result);
-    writer.finish();
+    scanlab::finish_trace_with_result<std::is_arithmetic_v<Acc> && std::is_same_v<In, Acc>>(writer, in, got);
     if (verbose) std::cout << "trace written to " << cfg.trace << "\n";
   }
 
   // Timing: only a GPU's times mean anything, and only a correct scan is worth timing.
   if (!scanlab::on_emulator() && check.ok && n > 0 && !trace) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::TimingStats t = scanlab::time_ms(launch, /*warmup=*/3, cfg.common.repeat);
-    const double bytes = static_cast<double>(n) * static_cast<double>(sizeof(In) + sizeof(Acc));
-    const double gbps = scanlab::gbps(bytes, t.median_ms);
-    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s), " << gbps
-              << " GB/s (counting n reads and n writes)\n";
-    report["median_ms"] = t.median_ms;
-    report["min_ms"] = t.min_ms;
-    report["max_ms"] = t.max_ms;
-    report["reps"] = t.reps;
-    report["gbps"] = gbps;
+    const scanlab::Bandwidth b =
+        scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
+                                static_cast<double>(n) * static_cast<double>(sizeof(In) + sizeof(Acc)),
+                                "counting n reads and n writes");
+    scanlab::add_timing(report, b);
   } else if (verbose && scanlab::on_emulator()) {
-    std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
+    scanlab::say_not_timed();
   }
-  write_json(cfg, report);
+  scanlab::write_json_report(cfg.common.json, report);
   return check.ok ? 0 : 1;
 }
 
@@ -326,12 +260,9 @@ int main(int argc, char** argv) {
                "ch05_multi_block"};
   Config cfg;
   scanlab::add_common_options(app, cfg.common, kDefaultN);
-  bool inclusive_flag = false;
-  bool exclusive_flag = false;
+  scanlab::ScanKindFlags kind_flags;
   std::string algorithm = "reduce-then-scan";
-  auto* inclusive_opt = app.add_flag("--inclusive", inclusive_flag, "inclusive scan (the default)");
-  auto* exclusive_opt = app.add_flag("--exclusive", exclusive_flag, "exclusive scan: out[0] = identity");
-  inclusive_opt->excludes(exclusive_opt);
+  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::inclusive);
   app.add_option("--algorithm", algorithm,
                  "scan-then-propagate: scan tiles, scan the block sums (recursively), add them (~4n "
                  "global traffic); reduce-then-scan: reduce ranges, scan the spine, scan ranges (~3n)")
@@ -364,13 +295,10 @@ int main(int argc, char** argv) {
                                    "(traced builds: ch05_multi_block_solution_traced)");
   scanlab::run_cli(app, argc, argv);
 
-  cfg.kind = exclusive_flag ? ScanKind::exclusive : ScanKind::inclusive;
+  cfg.kind = kind_flags.kind();
   cfg.algorithm = algorithm == "scan-then-propagate" ? Algorithm::scan_then_propagate : Algorithm::reduce_then_scan;
   if (cfg.sum_type.empty()) cfg.sum_type = cfg.op == "affine" ? "uint32" : cfg.type;
-  auto usage_error = [&](const std::string& message) {
-    std::cerr << app.get_name() << ": error: " << message << "\n\n" << app.help();
-    return 2;
-  };
+  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
 
   // Combinations this driver offers.
   if (cfg.op == "affine" && (cfg.type != "int32" || cfg.sum_type != "uint32")) {
@@ -420,19 +348,14 @@ int main(int argc, char** argv) {
                        std::to_string(cfg.tile) + "; use --tile 4096");
   }
 
-  try {
+  return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 05: a scan of any length across many blocks. Each block scans a tile; the\n"
                    "tiles' totals are scanned in turn and each tile gets everything to its left.\n"
-                << "backend: "
-                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)")
-                                           : scanlab::device_description())
+                << "backend: " << scanlab::backend_description()
                 << (scanlab::trace_enabled() ? " (traced build)" : "") << "\n";
     }
     if (cfg.tile == 32) return dispatch<ch05::WarpTiles>(cfg);
     return dispatch<ch05::LargeTiles>(cfg);
-  } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

@@ -16,16 +16,14 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/chapter_driver.hpp>
 #include <scanlab/cli.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
@@ -190,14 +188,8 @@ int run(const Config& cfg) {
             << (cfg.single_pass ? "single pass (decoupled look-back)" : "three phases")
             << (cfg.in_place ? ", in place" : "") << ": ";
   ok = run_one(cfg, in, pred, false, report, true) && ok;
-  if (scanlab::on_emulator() && !cfg.common.quiet) {
-    std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
-  }
-  if (!cfg.common.json.empty()) {
-    std::ofstream file(cfg.common.json);
-    file << report.dump(2) << "\n";
-    if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
-  }
+  if (scanlab::on_emulator() && !cfg.common.quiet) scanlab::say_not_timed();
+  scanlab::write_json_report(cfg.common.json, report);
   return ok ? 0 : 1;
 }
 
@@ -219,19 +211,13 @@ int main(int argc, char** argv) {
   part->excludes(single);
   app.add_flag("--no-examples", cfg.skip_examples, "skip the two worked examples");
   scanlab::run_cli(app, argc, argv);
-  try {
+  return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 08: stream compaction. Count the kept elements per tile "
                    "(__syncthreads_count), scan the counts,\nscatter with ranks from "
                    "__ballot_sync/__popc; or all of it in one pass with the decoupled look-back.\n"
-                << "backend: "
-                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)")
-                                           : scanlab::device_description())
-                << "\n\n";
+                << "backend: " << scanlab::backend_description() << "\n\n";
     }
     return cfg.type == "float" ? run<float>(cfg) : run<std::int32_t>(cfg);
-  } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

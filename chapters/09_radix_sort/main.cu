@@ -15,15 +15,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
-#include <fstream>
 #include <iostream>
 #include <numeric>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <scanlab/chapter_driver.hpp>
 #include <scanlab/cli.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
@@ -141,13 +139,9 @@ int run(const Config& cfg) {
     report["median_ms"] = t.median_ms;
     report["gkeys_per_s"] = static_cast<double>(n) / (t.median_ms * 1e6);
   } else if (scanlab::on_emulator() && !cfg.common.quiet) {
-    std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
+    scanlab::say_not_timed();
   }
-  if (!cfg.common.json.empty()) {
-    std::ofstream file(cfg.common.json);
-    file << report.dump(2) << "\n";
-    if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
-  }
+  scanlab::write_json_report(cfg.common.json, report);
   return ok ? 0 : 1;
 }
 
@@ -166,17 +160,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--no-example", cfg.skip_example, "skip the worked split example");
   scanlab::run_cli(app, argc, argv);
-  try {
+  return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 09: radix sort. split = one scan of the \"bit is 0\" flags; LSD radix sort = "
                    "one stable split\n(or one stable 4-bit digit pass) per digit, least significant first.\n"
-                << "backend: "
-                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)") : scanlab::device_description())
-                << "\n\n";
+                << "backend: " << scanlab::backend_description() << "\n\n";
     }
     return run(cfg);
-  } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

@@ -20,7 +20,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -29,13 +28,13 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/chapter_driver.hpp>
 #include <scanlab/cli.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
-#include <scanlab/oracle.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
@@ -82,15 +81,8 @@ scanlab::VerifyResult verify_segments(const std::vector<T>& in, const std::vecto
     std::size_t end = begin + 1;
     while (end < in.size() && !heads[end]) ++end;
     const std::size_t len = end - begin;
-    scanlab::VerifyResult r;
-    if constexpr (std::is_floating_point_v<T>) {
-      r = scanlab::verify_float_scan(in.data() + begin, got.data() + begin, len, kind);
-    } else {
-      std::vector<T> want(len);
-      if (exclusive) scanlab::exclusive_scan_oracle(in.data() + begin, want.data(), len, scanlab::Plus<T>{});
-      else scanlab::inclusive_scan_oracle(in.data() + begin, want.data(), len, scanlab::Plus<T>{});
-      r = scanlab::verify_exact(want.data(), got.data() + begin, len);
-    }
+    const scanlab::VerifyResult r =
+        scanlab::verify_scan(in.data() + begin, got.data() + begin, len, kind, scanlab::Plus<T>{});
     if (!r.ok) {
       if (total.ok) {
         total = r;
@@ -143,7 +135,7 @@ bool run_segmented(const Config& cfg, nlohmann::json& report) {
                            (cfg.exclusive && !cfg.warp_only ? "exclusive" : "inclusive") + " sum, " +
                            (std::is_integral_v<T> ? "int32" : "float32");
   std::cout << (cfg.warp_only ? "segmented scan, warp only (the article's version): " : "segmented scan: ")
-            << (r.ok ? "verified: " + what : "FAILED: " + what + ": " + r.message()) << "\n";
+            << scanlab::verdict_line(r, what) << "\n";
   if (cfg.warp_only) {
     std::cout << "  Each warp restarts its scan at its first lane: a segment that crosses a warp boundary\n"
                  "  loses everything before the boundary. Carrying the lifted (value, flag) pairs across\n"
@@ -324,28 +316,19 @@ int main(int argc, char** argv) {
   app.add_option("--focus-row", cfg.focus_row, "the sharp row (default: the middle)");
   app.add_flag("--no-image", cfg.skip_image, "skip the summed-area table and the image");
   scanlab::run_cli(app, argc, argv);
-  try {
+  return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 10: segmented scan = a scan of (value, head flag) pairs with the lifted operator;\n"
                    "summed-area table = row scans (a segmented scan), transpose, row scans, transpose.\n"
-                << "backend: "
-                << (scanlab::on_emulator() ? std::string("emulator (CPU SIMT emulator)") : scanlab::device_description())
-                << "\n\n";
+                << "backend: " << scanlab::backend_description() << "\n\n";
     }
     nlohmann::json report = {{"chapter", "10_segmented_scan"}, {"backend", scanlab::backend_name()},
                              {"seed", cfg.common.seed}};
     bool ok = cfg.type == "float" ? run_segmented<float>(cfg, report) : run_segmented<std::int32_t>(cfg, report);
     if (!cfg.skip_image && !cfg.warp_only) ok = run_image(cfg, report) && ok;
-    if (scanlab::on_emulator() && !cfg.common.quiet) std::cout << "(not timed: the emulator's times say nothing about a GPU)\n";
+    if (scanlab::on_emulator() && !cfg.common.quiet) scanlab::say_not_timed();
     report["verified"] = ok;
-    if (!cfg.common.json.empty()) {
-      std::ofstream file(cfg.common.json);
-      file << report.dump(2) << "\n";
-      if (!file) throw std::runtime_error("cannot write the JSON report to '" + cfg.common.json + "'");
-    }
+    scanlab::write_json_report(cfg.common.json, report);
     return ok ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::cerr << app.get_name() << ": error: " << e.what() << "\n";
-    return 1;
-  }
+  });
 }

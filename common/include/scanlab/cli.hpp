@@ -128,6 +128,13 @@ inline void add_common_options(CLI::App& app, CommonOptions& opt, std::uint64_t 
   app.add_option("--json", opt.json, "also write the results as JSON to this file");
 }
 
+// A combination of options the program does not run: "<program>: error: <message>", a blank line
+// and the usage on stderr, as for an option CLI11 itself rejects. Returns main()'s exit code, 2.
+inline int usage_error(const CLI::App& app, const std::string& message) {
+  std::cerr << app.get_name() << ": error: " << message << "\n\n" << app.help();
+  return 2;
+}
+
 // parse_cli's answer when the program should go on.
 constexpr int kCliContinue = -1;
 

@@ -47,4 +47,11 @@ inline std::string device_description() {
          std::to_string(prop.sharedMemPerBlock / 1024) + " KiB shared/block)";
 }
 
+// What the programs' "backend: ..." line names: "emulator (CPU SIMT emulator)", or the GPU as
+// device_description() describes it.
+inline std::string backend_description() {
+  if (on_emulator()) return "emulator (CPU SIMT emulator)";
+  return device_description();
+}
+
 }  // namespace scanlab

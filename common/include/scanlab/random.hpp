@@ -145,6 +145,22 @@ std::vector<T> random_vector(std::size_t n, std::uint64_t seed,
   return out;
 }
 
+// The input of a scan: random_vector's default ranges, except that affine maps get any
+// multiplier and offset, the multiplier odd. Odd multipliers keep every composed prefix invertible
+// (mod 2^k), so an operand swap or a dropped map anywhere changes every later element.
+template <class T>
+std::vector<T> random_scan_input(std::size_t n, std::uint64_t seed) {
+  if constexpr (detail::is_affine_v<T>) {
+    using U = random_scalar_t<T>;
+    static_assert(std::is_unsigned_v<U>, "random_scan_input: affine maps over unsigned integers");
+    auto maps = random_vector<T>(n, seed, U(0), std::numeric_limits<U>::max());
+    for (auto& f : maps) f.a |= 1u;
+    return maps;
+  } else {
+    return random_vector<T>(n, seed);
+  }
+}
+
 template <class T>
 std::vector<T> constant_vector(std::size_t n, const T& value) {
   return std::vector<T>(n, value);
