@@ -16,15 +16,12 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
+#include <scanlab/grading.hpp>
 #include <scanlab/monoid.hpp>
-#include <scanlab/oracle.hpp>
-#include <scanlab/random.hpp>
-#include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
 
 #if defined(SCANLAB_EMU)
@@ -36,119 +33,38 @@
 
 namespace {
 
-using scanlab::Affine;
-using scanlab::AffineCompose;
-using scanlab::Max;
-using scanlab::Plus;
-using scanlab::ScanKind;
+using namespace scanlab::grading;
 
 const int kBlockSizes[] = {1, 2, 3, 31, 32, 33, 511, 512, 1023, 1024, 2047, 2048};
 
 // The worst degree the padded layout may leave at any level.
 constexpr unsigned kMaxPaddedDegree = 2;
 
-std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
-
-std::vector<std::int32_t> random_ints(std::size_t n, std::uint64_t stream) {
-  return scanlab::random_vector<std::int32_t>(n, seed_for(stream), -1000, 1000);
-}
-
-std::vector<float> random_floats(std::size_t n, std::uint64_t stream) {
-  return scanlab::random_vector<float>(n, seed_for(stream), -1.0f, 1.0f);
-}
-
-std::vector<Affine<std::uint32_t>> random_affines(std::size_t n, std::uint64_t stream) {
-  auto maps = scanlab::random_vector<Affine<std::uint32_t>>(n, seed_for(stream), 0u, 0xffffffffu);
-  for (auto& f : maps) f.a |= 1u;
-  return maps;
-}
-
-const Affine<std::uint32_t> kConstantAffine{3u, 1u};
-const float kConstantFloat = 0.25f;
-
-template <class T, class Op>
-bool check_segment(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) {
-  scanlab::VerifyResult r;
-  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Plus<T>>) {
-    r = scanlab::verify_float_scan(in, got, n, kind);
-  } else {
-    std::vector<T> expected(n);
-    if (kind == ScanKind::inclusive) {
-      scanlab::inclusive_scan_oracle(in, expected.data(), n, op);
-    } else {
-      scanlab::exclusive_scan_oracle(in, expected.data(), n, op);
-    }
-    r = scanlab::verify_exact(expected.data(), got, n);
-  }
-  CHECK_MESSAGE(r.ok, r.message());
-  bool first_ok = true;
-  if (n > 0) {
-    if (kind == ScanKind::inclusive) {
-      first_ok = got[0] == in[0];
-      CHECK_MESSAGE(first_ok, "inclusive: element 0 must be the first input");
-    } else {
-      first_ok = got[0] == Op::identity();
-      CHECK_MESSAGE(first_ok, "exclusive: element 0 must be the identity");
-    }
-  }
-  return r.ok && first_ok;
-}
-
 template <class Layout, class T, class Op>
 std::vector<T> block_scan(const std::vector<T>& in, ScanKind kind, Op op) {
   const int n = static_cast<int>(in.size());
-  scanlab::DeviceBuffer<T> d_in(in.size());
-  scanlab::DeviceBuffer<T> d_out(in.size());
-  d_in.upload(in);
-  d_out.fill_poison();
-  if (kind == ScanKind::inclusive) {
-    ch03::blelloch_layout_inclusive_scan_block<Layout>(d_in.data(), d_out.data(), n, op);
-  } else {
-    ch03::blelloch_layout_exclusive_scan_block<Layout>(d_in.data(), d_out.data(), n, op);
-  }
-  SCANLAB_CHECK_SYNC();
-  return d_out.download();
+  return run_on_device(in, [&](T* d_in, T* d_out) {
+    if (kind == ScanKind::inclusive) ch03::blelloch_layout_inclusive_scan_block<Layout>(d_in, d_out, n, op);
+    else ch03::blelloch_layout_exclusive_scan_block<Layout>(d_in, d_out, n, op);
+  });
 }
 
 template <class Layout, class T, class Op, class MakeRandom>
 void check_block_all_sizes(ScanKind kind, Op op, MakeRandom make_random, const T& constant) {
   std::uint64_t stream = 0;
-  for (const int n : kBlockSizes) {
-    INFO(std::string(scanlab::to_string(kind)) << " block scan, n = " << n);
-    {
-      INFO("random input");
-      const std::vector<T> in = make_random(static_cast<std::size_t>(n), ++stream);
-      if (!check_segment(in.data(), block_scan<Layout>(in, kind, op).data(), in.size(), kind, op)) return;
-    }
-    {
-      INFO("constant input");
-      const std::vector<T> in = scanlab::constant_vector<T>(static_cast<std::size_t>(n), constant);
-      if (!check_segment(in.data(), block_scan<Layout>(in, kind, op).data(), in.size(), kind, op)) return;
-    }
-  }
+  check_random_and_constant(
+      kBlockSizes, make_random, constant, stream, std::string(scanlab::to_string(kind)) + " block scan",
+      [&](const std::vector<T>& in) { return check_scan(in, block_scan<Layout>(in, kind, op), kind, op); });
 }
 
+// The padded tile scan under test, checked tile by tile.
 template <class T, class Op>
-bool check_tiles(const std::vector<T>& in, int tile, ScanKind kind, Op op) {
-  scanlab::DeviceBuffer<T> d_in(in.size());
-  scanlab::DeviceBuffer<T> d_out(in.size());
-  d_in.upload(in);
-  d_out.fill_poison();
-  if (kind == ScanKind::inclusive) {
-    ch03::blelloch_layout_inclusive_scan_tiles(d_in.data(), d_out.data(), in.size(), tile, op);
-  } else {
-    ch03::blelloch_layout_exclusive_scan_tiles(d_in.data(), d_out.data(), in.size(), tile, op);
-  }
-  SCANLAB_CHECK_SYNC();
-  const std::vector<T> got = d_out.download();
-  REQUIRE(got.size() == in.size());
-  const std::size_t step = static_cast<std::size_t>(tile);
-  for (std::size_t begin = 0; begin < in.size(); begin += step) {
-    const std::size_t len = in.size() - begin < step ? in.size() - begin : step;
-    INFO("tile starting at element " << begin << " (" << len << " elements)");
-    if (!check_segment(in.data() + begin, got.data() + begin, len, kind, op)) return false;
-  }
-  return true;
+bool check_tile_scan(const std::vector<T>& in, int tile, ScanKind kind, Op op) {
+  const std::vector<T> got = run_on_device(in, [&](T* d_in, T* d_out) {
+    if (kind == ScanKind::inclusive) ch03::blelloch_layout_inclusive_scan_tiles(d_in, d_out, in.size(), tile, op);
+    else ch03::blelloch_layout_exclusive_scan_tiles(d_in, d_out, in.size(), tile, op);
+  });
+  return check_tiles(in, got, static_cast<std::size_t>(tile), kind, op);
 }
 
 // The highest number of distinct words that one bank receives when lanes 0..31 of warp 0 access
@@ -238,8 +154,8 @@ TEST_CASE("padded tile scans scan every tile on its own, with a ragged last tile
   for (const int tile : {2, 64, 1024, 2048}) {
     for (const std::size_t n : {std::size_t(1), std::size_t(tile), std::size_t(3 * tile + tile / 2 + 1)}) {
       INFO("tile = " << tile << ", n = " << n);
-      if (!check_tiles(random_ints(n, ++stream), tile, ScanKind::exclusive, Plus<std::int32_t>{})) return;
-      if (!check_tiles(random_affines(n, ++stream), tile, ScanKind::inclusive, AffineCompose<std::uint32_t>{})) return;
+      if (!check_tile_scan(random_ints(n, ++stream), tile, ScanKind::exclusive, Plus<std::int32_t>{})) return;
+      if (!check_tile_scan(random_affines(n, ++stream), tile, ScanKind::inclusive, AffineCompose<std::uint32_t>{})) return;
     }
   }
 }
@@ -259,10 +175,7 @@ struct PhaseWorst {
 template <class Layout>
 std::vector<PhaseWorst> bank_degrees_per_level(bool& verified) {
   const std::vector<std::int32_t> in = random_ints(ch03::kMaxBlockScan, 4242);
-  struct Restore {
-    scanlab_emu::Options saved = scanlab_emu::options();
-    ~Restore() { scanlab_emu::options() = saved; }
-  } restore;
+  EmuOptionsGuard restore;
   scanlab_emu::options().banks = true;
   scanlab_emu::reset_diagnostics();
   const std::vector<std::int32_t> got = block_scan<Layout>(in, ScanKind::exclusive, Plus<std::int32_t>{});
@@ -275,7 +188,7 @@ std::vector<PhaseWorst> bank_degrees_per_level(bool& verified) {
     }
   }
   scanlab_emu::reset_diagnostics();
-  verified = check_segment(in.data(), got.data(), in.size(), ScanKind::exclusive, Plus<std::int32_t>{});
+  verified = check_scan(in, got, ScanKind::exclusive, Plus<std::int32_t>{});
   return phases;
 }
 

@@ -15,13 +15,12 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
+#include <scanlab/grading.hpp>
 #include <scanlab/monoid.hpp>
-#include <scanlab/oracle.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
@@ -30,52 +29,9 @@
 
 namespace {
 
-using scanlab::Affine;
-using scanlab::AffineCompose;
-using scanlab::Max;
-using scanlab::Plus;
-using scanlab::ScanKind;
+using namespace scanlab::grading;
 
 enum class Construction { warp, block, items };
-
-std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
-
-std::vector<std::int32_t> random_ints(std::size_t n, std::uint64_t stream) {
-  return scanlab::random_vector<std::int32_t>(n, seed_for(stream), -1000, 1000);
-}
-
-std::vector<float> random_floats(std::size_t n, std::uint64_t stream) {
-  return scanlab::random_vector<float>(n, seed_for(stream), -1.0f, 1.0f);
-}
-
-std::vector<Affine<std::uint32_t>> random_affines(std::size_t n, std::uint64_t stream) {
-  auto maps = scanlab::random_vector<Affine<std::uint32_t>>(n, seed_for(stream), 0u, 0xffffffffu);
-  for (auto& f : maps) f.a |= 1u;
-  return maps;
-}
-
-// ---- checking ------------------------------------------------------------------------------
-
-template <class T, class Op>
-bool check_segment(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) {
-  scanlab::VerifyResult r;
-  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Plus<T>>) {
-    r = scanlab::verify_float_scan(in, got, n, kind);
-  } else {
-    std::vector<T> expected(n);
-    if (kind == ScanKind::inclusive) scanlab::inclusive_scan_oracle(in, expected.data(), n, op);
-    else scanlab::exclusive_scan_oracle(in, expected.data(), n, op);
-    r = scanlab::verify_exact(expected.data(), got, n);
-  }
-  CHECK_MESSAGE(r.ok, r.message());
-  bool first_ok = true;
-  if (n > 0) {
-    first_ok = kind == ScanKind::inclusive ? got[0] == in[0] : got[0] == Op::identity();
-    CHECK_MESSAGE(first_ok, (kind == ScanKind::inclusive ? "inclusive: element 0 of a tile must be its first input"
-                                                         : "exclusive: element 0 of a tile must be the identity"));
-  }
-  return r.ok && first_ok;
-}
 
 std::size_t tile_of(Construction c, int items_tile) {
   switch (c) {
@@ -99,32 +55,21 @@ bool run_and_check(Construction c, int items_tile, const std::vector<T>& in, Sca
                    bool in_place = false) {
   const std::size_t n = in.size();
   const bool inclusive = kind == ScanKind::inclusive;
-  scanlab::DeviceBuffer<T> d_in(n);
-  scanlab::DeviceBuffer<T> d_out(n);
-  d_in.upload(in);
-  d_out.fill_poison();
-  T* out = in_place ? d_in.data() : d_out.data();
-  switch (c) {
-    case Construction::warp: ch04::warp_scan_tiles(d_in.data(), out, n, inclusive, op); break;
-    case Construction::block: ch04::block_scan_tiles(d_in.data(), out, n, inclusive, op); break;
-    default: ch04::items_scan_tiles(d_in.data(), out, n, items_tile, inclusive, op);
-  }
-  SCANLAB_CHECK_SYNC();
-  const std::vector<T> got = in_place ? d_in.download() : d_out.download();
-  REQUIRE(got.size() == n);
-  const std::size_t tile = tile_of(c, items_tile);
-  for (std::size_t begin = 0; begin < n; begin += tile) {
-    const std::size_t len = std::min(tile, n - begin);
-    INFO(name_of(c) << ": tile starting at element " << begin << " (" << len << " elements)");
-    if (!check_segment(in.data() + begin, got.data() + begin, len, kind, op)) return false;
-  }
-  return true;
+  const std::vector<T> got = run_on_device(in, [&](T* d_in, T* d_out) {
+    switch (c) {
+      case Construction::warp: ch04::warp_scan_tiles(d_in, d_out, n, inclusive, op); break;
+      case Construction::block: ch04::block_scan_tiles(d_in, d_out, n, inclusive, op); break;
+      default: ch04::items_scan_tiles(d_in, d_out, n, items_tile, inclusive, op);
+    }
+  }, in_place);
+  INFO(name_of(c));
+  return check_tiles(in, got, tile_of(c, items_tile), kind, op);
 }
 
 // The boundary sizes for a tile, plus two random lengths below 3 tiles.
 std::vector<std::size_t> sizes_for(std::size_t tile, std::uint64_t stream) {
   std::vector<std::size_t> sizes = {1, 31, 32, 33, tile - 1, tile, tile + 1, 2 * tile + 1};
-  scanlab::Rng rng(seed_for(stream));
+  scanlab::Rng rng(scanlab::test_seed(stream));
   sizes.push_back(2 + rng.below(3 * tile));
   sizes.push_back(2 + rng.below(3 * tile));
   std::sort(sizes.begin(), sizes.end());
@@ -137,21 +82,11 @@ template <class T, class Op, class MakeRandom>
 void check_all_sizes(Construction c, int items_tile, ScanKind kind, Op op, MakeRandom make_random,
                      const T& constant) {
   std::uint64_t stream = static_cast<std::uint64_t>(c) * 1000 + static_cast<std::uint64_t>(items_tile);
-  for (const std::size_t n : sizes_for(tile_of(c, items_tile), stream)) {
-    INFO(scanlab::to_string(kind) << " scan, n = " << n);
-    {
-      INFO("random input");
-      if (!run_and_check(c, items_tile, make_random(n, ++stream), kind, op)) return;
-    }
-    {
-      INFO("constant input");
-      if (!run_and_check(c, items_tile, scanlab::constant_vector<T>(n, constant), kind, op)) return;
-    }
-  }
+  const std::vector<std::size_t> sizes = sizes_for(tile_of(c, items_tile), stream);
+  check_random_and_constant(sizes, make_random, constant, stream,
+                            std::string(scanlab::to_string(kind)) + " scan",
+                            [&](const std::vector<T>& in) { return run_and_check(c, items_tile, in, kind, op); });
 }
-
-const Affine<std::uint32_t> kConstantAffine{3u, 1u};
-const float kConstantFloat = 0.25f;  // a power of two: exact in any order
 
 }  // namespace
 
@@ -237,11 +172,7 @@ TEST_CASE("items-per-thread scans work in place, from unaligned pointers, and re
     SCANLAB_CHECK_SYNC();
     const std::vector<std::int32_t> all = d_out.download();
     CHECK_MESSAGE(scanlab::is_poison(all[0]), "the element before the output was written");
-    for (std::size_t begin = 0; begin < n; begin += tile) {
-      const std::size_t len = std::min<std::size_t>(tile, n - begin);
-      INFO("tile starting at " << begin);
-      if (!check_segment(in.data() + begin, all.data() + 1 + begin, len, ScanKind::inclusive, Op{})) break;
-    }
+    check_tiles(in, std::vector<std::int32_t>(all.begin() + 1, all.end()), tile, ScanKind::inclusive, Op{});
   }
   // n == 0 writes nothing; a tile size that is not offered throws.
   scanlab::DeviceBuffer<std::int32_t> d_in(16);

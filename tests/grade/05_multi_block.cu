@@ -23,25 +23,18 @@
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
-#include <scanlab/format.hpp>
+#include <scanlab/grading.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
 
-#if defined(SCANLAB_EMU)
-#include <scanlab_emu/options.hpp>
-#endif
-
 #include "multi_block_scan.cuh"
 
 namespace {
 
-using scanlab::Affine;
-using scanlab::AffineCompose;
-using scanlab::Max;
-using scanlab::Plus;
-using scanlab::ScanKind;
+using namespace scanlab::grading;
+using scanlab::random_test_input;
 
 enum class Algo { scan_then_propagate, reduce_then_scan };
 
@@ -49,58 +42,17 @@ const char* name_of(Algo a) {
   return a == Algo::scan_then_propagate ? "scan_then_propagate" : "reduce_then_scan";
 }
 
-std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
-
-template <class T>
-std::vector<T> random_input(std::size_t n, std::uint64_t stream) {
-  if constexpr (std::is_same_v<T, Affine<std::uint32_t>>) {
-    auto maps = scanlab::random_vector<T>(n, seed_for(stream), 0u, 0xffffffffu);
-    for (auto& f : maps) f.a |= 1u;
-    return maps;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return scanlab::random_vector<T>(n, seed_for(stream), T(-1), T(1));
-  } else if constexpr (std::is_signed_v<T>) {
-    return scanlab::random_vector<T>(n, seed_for(stream), T(-1000), T(1000));
-  } else {
-    return scanlab::random_vector<T>(n, seed_for(stream), T(0), T(1000));
-  }
-}
-
-// The whole scan, element by element (no early exit: the count says how much is wrong), and
-// element 0 on its own.
+// The whole scan, element by element, and element 0 on its own. The scan may widen its input
+// (int32 into int64 sums): the oracle then scans the widened input.
 template <class In, class Op>
-bool check_scan(const std::vector<In>& in, const std::vector<typename Op::value_type>& got, ScanKind kind, Op op) {
+bool check_whole_scan(const std::vector<In>& in, const std::vector<typename Op::value_type>& got, ScanKind kind,
+                      Op op) {
   using Acc = typename Op::value_type;
-  REQUIRE(got.size() == in.size());
-  scanlab::VerifyResult r;
-  if constexpr (std::is_floating_point_v<Acc> && std::is_same_v<Op, Plus<Acc>> && std::is_same_v<In, Acc>) {
-    r = scanlab::verify_float_scan(in, got, kind);
+  if constexpr (std::is_same_v<In, Acc>) {
+    return check_scan(in, got, kind, op);
   } else {
-    r.n = in.size();
-    Acc running = Op::identity();
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      const Acc x = static_cast<Acc>(in[i]);
-      const Acc expected = kind == ScanKind::inclusive ? op(running, x) : running;
-      if (!(expected == got[i])) {
-        if (r.mismatches == 0) {
-          r.first_index = i;
-          r.expected = scanlab::to_display_string(expected);
-          r.got = scanlab::to_display_string(got[i]) + (scanlab::is_poison(got[i]) ? " (poison: never written)" : "");
-        }
-        ++r.mismatches;
-      }
-      running = op(running, x);
-    }
-    r.ok = r.mismatches == 0;
+    return check_scan(std::vector<Acc>(in.begin(), in.end()), got, kind, op);
   }
-  CHECK_MESSAGE(r.ok, r.message());
-  bool first_ok = true;
-  if (!in.empty()) {
-    first_ok = kind == ScanKind::inclusive ? got[0] == static_cast<Acc>(in[0]) : got[0] == Op::identity();
-    CHECK_MESSAGE(first_ok, (kind == ScanKind::inclusive ? "inclusive: element 0 must be the first input"
-                                                         : "exclusive: element 0 must be the identity"));
-  }
-  return r.ok && first_ok;
 }
 
 // One scan under test: upload, poisoned output (or in place), run, download, check.
@@ -113,20 +65,11 @@ bool run_and_check(Algo algo, const std::vector<In>& in, ScanKind kind, Op op, u
   INFO(name_of(algo) << ", " << scanlab::to_string(kind) << ", tile " << Policy::kTile << ", n = " << n
                      << (max_blocks ? ", at most " + std::to_string(max_blocks) + " blocks" : std::string())
                      << (in_place ? ", in place" : ""));
-  scanlab::DeviceBuffer<In> d_in(n);
-  scanlab::DeviceBuffer<Acc> d_out(n);
-  d_in.upload(in);
-  d_out.fill_poison();
-  Acc* out = d_out.data();
-  if constexpr (std::is_same_v<In, Acc>) {
-    if (in_place) out = d_in.data();
-  }
-  if (algo == Algo::scan_then_propagate) ch05::scan_then_propagate<Policy>(d_in.data(), out, n, inclusive, op);
-  else ch05::reduce_then_scan<Policy>(d_in.data(), out, n, inclusive, op, 0, max_blocks);
-  SCANLAB_CHECK_SYNC();
-  std::vector<Acc> got(n);
-  if (n > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), out, n * sizeof(Acc), cudaMemcpyDeviceToHost));
-  return check_scan(in, got, kind, op);
+  const std::vector<Acc> got = run_on_device<Acc>(in, [&](In* d_in, Acc* d_out) {
+    if (algo == Algo::scan_then_propagate) ch05::scan_then_propagate<Policy>(d_in, d_out, n, inclusive, op);
+    else ch05::reduce_then_scan<Policy>(d_in, d_out, n, inclusive, op, 0, max_blocks);
+  }, in_place);
+  return check_whole_scan(in, got, kind, op);
 }
 
 // Tile-boundary sizes for a tile of t, with a few more for one-warp tiles: 32^2 + 1 and 32^3 + 1
@@ -148,33 +91,12 @@ template <class In, class Op>
 void check_boundaries(Algo algo, Op op, unsigned max_blocks, std::uint64_t stream) {
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
     for (const std::size_t n : boundary_sizes(ch05::LargeTiles::kTile)) {
-      if (!run_and_check<ch05::LargeTiles>(algo, random_input<In>(n, ++stream), kind, op, max_blocks)) break;
+      if (!run_and_check<ch05::LargeTiles>(algo, random_test_input<In>(n, ++stream), kind, op, max_blocks)) break;
     }
     for (const std::size_t n : boundary_sizes(ch05::WarpTiles::kTile)) {
-      if (!run_and_check<ch05::WarpTiles>(algo, random_input<In>(n, ++stream), kind, op, max_blocks)) break;
+      if (!run_and_check<ch05::WarpTiles>(algo, random_test_input<In>(n, ++stream), kind, op, max_blocks)) break;
     }
   }
-}
-
-// Runs fn once per block order: on the emulator in order, reversed and shuffled (a carry read
-// before its producer ran shows up only in some orders); on a GPU once.
-template <class F>
-void for_each_block_order(F&& fn) {
-#if defined(SCANLAB_EMU)
-  struct Restore {
-    scanlab_emu::Options saved = scanlab_emu::options();
-    ~Restore() { scanlab_emu::options() = saved; }
-  } restore;
-  for (const auto order : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
-                           scanlab_emu::Schedule::random}) {
-    scanlab_emu::options().schedule = order;
-    scanlab_emu::options().seed = scanlab::test_seed();
-    INFO("emulator block order: " << std::string(scanlab_emu::to_string(order)));
-    fn();
-  }
-#else
-  fn();
-#endif
 }
 
 }  // namespace
@@ -204,14 +126,14 @@ TEST_CASE("carries reach every block: affine maps (not commutative) over 3 to 10
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       // One-warp tiles: 3 blocks, 2 levels, 3 levels of block sums.
       for (const std::size_t n : {std::size_t{3 * 32}, std::size_t{3 * 32 + 1}, std::size_t{1000}, std::size_t{40000}}) {
-        CHECK(run_and_check<ch05::WarpTiles>(Algo::scan_then_propagate, random_input<T>(n, ++stream), kind, Op{}));
-        CHECK(run_and_check<ch05::WarpTiles>(Algo::reduce_then_scan, random_input<T>(n, ++stream), kind, Op{}));
-        CHECK(run_and_check<ch05::WarpTiles>(Algo::reduce_then_scan, random_input<T>(n, ++stream), kind, Op{}, 3));
+        CHECK(run_and_check<ch05::WarpTiles>(Algo::scan_then_propagate, random_test_input<T>(n, ++stream), kind, Op{}));
+        CHECK(run_and_check<ch05::WarpTiles>(Algo::reduce_then_scan, random_test_input<T>(n, ++stream), kind, Op{}));
+        CHECK(run_and_check<ch05::WarpTiles>(Algo::reduce_then_scan, random_test_input<T>(n, ++stream), kind, Op{}, 3));
       }
       // Large tiles: 3 and 5 tiles.
       for (const std::size_t n : {std::size_t{3 * 4096}, std::size_t{4 * 4096 + 17}}) {
-        CHECK(run_and_check<ch05::LargeTiles>(Algo::scan_then_propagate, random_input<T>(n, ++stream), kind, Op{}));
-        CHECK(run_and_check<ch05::LargeTiles>(Algo::reduce_then_scan, random_input<T>(n, ++stream), kind, Op{}, 3));
+        CHECK(run_and_check<ch05::LargeTiles>(Algo::scan_then_propagate, random_test_input<T>(n, ++stream), kind, Op{}));
+        CHECK(run_and_check<ch05::LargeTiles>(Algo::reduce_then_scan, random_test_input<T>(n, ++stream), kind, Op{}, 3));
       }
     }
   });
@@ -225,16 +147,16 @@ TEST_CASE("both algorithms scan uint32, int64, uint64, float32, int32 into int64
   for (const Algo algo : {Algo::scan_then_propagate, Algo::reduce_then_scan}) {
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       for (const std::size_t n : {std::size_t{33}, std::size_t{3 * 4096 + 1}}) {
-        CHECK(run_and_check<ch05::LargeTiles>(algo, random_input<std::uint32_t>(n, ++stream), kind,
+        CHECK(run_and_check<ch05::LargeTiles>(algo, random_test_input<std::uint32_t>(n, ++stream), kind,
                                               Plus<std::uint32_t>{}));
-        CHECK(run_and_check<ch05::LargeTiles>(algo, random_input<std::int64_t>(n, ++stream), kind,
+        CHECK(run_and_check<ch05::LargeTiles>(algo, random_test_input<std::int64_t>(n, ++stream), kind,
                                               Plus<std::int64_t>{}));
-        CHECK(run_and_check<ch05::WarpTiles>(algo, random_input<std::uint64_t>(n, ++stream), kind,
+        CHECK(run_and_check<ch05::WarpTiles>(algo, random_test_input<std::uint64_t>(n, ++stream), kind,
                                              Plus<std::uint64_t>{}, 3));
-        CHECK(run_and_check<ch05::LargeTiles>(algo, random_input<float>(n, ++stream), kind, Plus<float>{}));
-        CHECK(run_and_check<ch05::LargeTiles>(algo, random_input<std::int32_t>(n, ++stream), kind,
+        CHECK(run_and_check<ch05::LargeTiles>(algo, random_test_input<float>(n, ++stream), kind, Plus<float>{}));
+        CHECK(run_and_check<ch05::LargeTiles>(algo, random_test_input<std::int32_t>(n, ++stream), kind,
                                               Plus<std::int64_t>{}));
-        CHECK(run_and_check<ch05::WarpTiles>(algo, random_input<std::int32_t>(n, ++stream), kind,
+        CHECK(run_and_check<ch05::WarpTiles>(algo, random_test_input<std::int32_t>(n, ++stream), kind,
                                              Max<std::int32_t>{}));
       }
     }
@@ -248,27 +170,27 @@ TEST_CASE("both algorithms scan uint32, int64, uint64, float32, int32 into int64
 // ---- in place, large and random sizes ------------------------------------------------------------
 
 TEST_CASE("in place, and random sizes up to 10^7, for both algorithms" * doctest::description("points: 15")) {
-  scanlab::Rng rng(seed_for(600));
+  scanlab::Rng rng(scanlab::test_seed(600));
   std::uint64_t stream = 600;
   for (const Algo algo : {Algo::scan_then_propagate, Algo::reduce_then_scan}) {
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-      CHECK(run_and_check<ch05::LargeTiles>(algo, random_input<std::int32_t>(5 * 4096 + 9, ++stream), kind,
+      CHECK(run_and_check<ch05::LargeTiles>(algo, random_test_input<std::int32_t>(5 * 4096 + 9, ++stream), kind,
                                             Plus<std::int32_t>{}, 3, /*in_place=*/true));
-      CHECK(run_and_check<ch05::WarpTiles>(algo, random_input<Affine<std::uint32_t>>(2000, ++stream), kind,
+      CHECK(run_and_check<ch05::WarpTiles>(algo, random_test_input<Affine<std::uint32_t>>(2000, ++stream), kind,
                                            AffineCompose<std::uint32_t>{}, 0, /*in_place=*/true));
     }
     // One random length in [10^5, 10^6) and one in [10^6, 10^7]; int64 sums of int32, so nothing wraps.
     const std::size_t medium = 100000 + static_cast<std::size_t>(rng.below(900000));
     const std::size_t large = 1000000 + static_cast<std::size_t>(rng.below(9000001));
-    CHECK(run_and_check<ch05::LargeTiles>(algo, random_input<std::int32_t>(medium, ++stream), ScanKind::exclusive,
+    CHECK(run_and_check<ch05::LargeTiles>(algo, random_test_input<std::int32_t>(medium, ++stream), ScanKind::exclusive,
                                           Plus<std::int64_t>{}));
-    CHECK(run_and_check<ch05::LargeTiles>(algo, random_input<std::int32_t>(large, ++stream), ScanKind::inclusive,
+    CHECK(run_and_check<ch05::LargeTiles>(algo, random_test_input<std::int32_t>(large, ++stream), ScanKind::inclusive,
                                           Plus<std::int64_t>{}));
   }
   // n == 0 writes nothing.
   scanlab::DeviceBuffer<std::int32_t> d_in(8);
   scanlab::DeviceBuffer<std::int32_t> d_out(8);
-  d_in.upload(random_input<std::int32_t>(8, 650));
+  d_in.upload(random_test_input<std::int32_t>(8, 650));
   d_out.fill_poison();
   ch05::scan_then_propagate(d_in.data(), d_out.data(), 0, true, Plus<std::int32_t>{});
   ch05::reduce_then_scan(d_in.data(), d_out.data(), 0, false, Plus<std::int32_t>{});

@@ -13,13 +13,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
+#include <scanlab/grading.hpp>
 #include <scanlab/monoid.hpp>
-#include <scanlab/oracle.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
@@ -32,100 +31,36 @@
 
 namespace {
 
-using scanlab::Affine;
-using scanlab::AffineCompose;
-using scanlab::Max;
-using scanlab::Plus;
-using scanlab::ScanKind;
+using namespace scanlab::grading;
 using Small = ch06::Policy<64, 4>;  // 256 elements per tile, two warps
 constexpr std::size_t kSmallTile = 256;
-
-std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
-
-std::vector<std::int32_t> random_ints(std::size_t n, std::uint64_t stream) {
-  return scanlab::random_vector<std::int32_t>(n, seed_for(stream), -1000, 1000);
-}
-std::vector<float> random_floats(std::size_t n, std::uint64_t stream) {
-  return scanlab::random_vector<float>(n, seed_for(stream), -1.0f, 1.0f);
-}
-std::vector<Affine<std::uint32_t>> random_affines(std::size_t n, std::uint64_t stream) {
-  auto maps = scanlab::random_vector<Affine<std::uint32_t>>(n, seed_for(stream), 0u, 0xffffffffu);
-  for (auto& f : maps) f.a |= 1u;
-  return maps;
-}
-
-// Sizes in tiles of `tile` elements: within one tile, around the tile, across a 32-tile window.
-std::vector<std::size_t> sizes_for(std::size_t tile) {
-  return {1, tile - 1, tile, tile + 1, 2 * tile + 7, 33 * tile + 1, 70 * tile + 5, 100003};
-}
-
-template <class T, class Op>
-bool check(const std::vector<T>& in, const std::vector<T>& got, ScanKind kind, Op op) {
-  scanlab::VerifyResult r;
-  if constexpr (std::is_floating_point_v<T> && std::is_same_v<Op, Plus<T>>) {
-    r = scanlab::verify_float_scan(in.data(), got.data(), in.size(), kind);
-  } else {
-    std::vector<T> expected(in.size());
-    if (kind == ScanKind::inclusive) scanlab::inclusive_scan_oracle(in.data(), expected.data(), in.size(), op);
-    else scanlab::exclusive_scan_oracle(in.data(), expected.data(), in.size(), op);
-    r = scanlab::verify_exact(expected.data(), got.data(), in.size());
-  }
-  CHECK_MESSAGE(r.ok, r.message());
-  bool first_ok = true;
-  if (!in.empty()) {
-    first_ok = kind == ScanKind::inclusive ? got[0] == in[0] : got[0] == Op::identity();
-    CHECK_MESSAGE(first_ok, "element 0 must be the first input (inclusive) or the identity (exclusive)");
-  }
-  return r.ok && first_ok;
-}
 
 // The scan under test: upload (at `offset` elements into the buffers), poison, scan, download.
 template <class P, class T, class Op>
 std::vector<T> scan(const std::vector<T>& in, ScanKind kind, Op op, bool in_place = false, std::size_t offset = 0,
                     ch06::TileOrder order = ch06::TileOrder::ticket) {
   const std::size_t n = in.size();
-  scanlab::DeviceBuffer<T> d_in(n + offset);
-  scanlab::DeviceBuffer<T> d_out(in_place ? 0 : n + offset);
-  d_in.fill_poison();
-  if (n > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(d_in.data() + offset, in.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  if (!in_place) d_out.fill_poison();
-  T* out = in_place ? d_in.data() + offset : d_out.data() + offset;
-  ch06::ChainedScan<T, P> chained(n);
-  if (kind == ScanKind::inclusive) chained.inclusive(d_in.data() + offset, out, n, op, 0, order);
-  else chained.exclusive(d_in.data() + offset, out, n, op, 0, order);
-  SCANLAB_CHECK_SYNC();
-  std::vector<T> got(n);
-  if (n > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return got;
+  return run_on_device(in, [&](T* d_in, T* d_out) {
+    ch06::ChainedScan<T, P> chained(n);
+    if (kind == ScanKind::inclusive) chained.inclusive(d_in, d_out, n, op, 0, order);
+    else chained.exclusive(d_in, d_out, n, op, 0, order);
+  }, in_place, offset);
 }
 
 // Random and constant inputs of every size, up to the first failure.
 template <class P, class T, class Op, class MakeRandom>
 bool check_sizes(const std::vector<std::size_t>& sizes, ScanKind kind, Op op, MakeRandom make_random, const T& constant,
                  std::uint64_t stream) {
-  for (const std::size_t n : sizes) {
-    INFO(scanlab::to_string(kind) << " scan, n = " << n);
-    const std::vector<T> in = make_random(n, ++stream);
-    if (!check(in, scan<P>(in, kind, op), kind, op)) return false;
-    const std::vector<T> flat = scanlab::constant_vector<T>(n, constant);
-    if (!check(flat, scan<P>(flat, kind, op), kind, op)) return false;
-  }
-  return true;
+  return check_random_and_constant(
+      sizes, make_random, constant, stream, std::string(scanlab::to_string(kind)) + " scan",
+      [&](const std::vector<T>& in) { return check_scan(in, scan<P>(in, kind, op), kind, op); });
 }
-
-#if defined(SCANLAB_EMU)
-// Restores the emulator's options when a test case ends.
-struct EmuOptionsGuard {
-  scanlab_emu::Options saved = scanlab_emu::options();
-  ~EmuOptionsGuard() { scanlab_emu::options() = saved; }
-};
-#endif
 
 }  // namespace
 
 TEST_CASE("int32 exclusive sum of any length equals the oracle" *
           doctest::description("points: 20")) {
-  if (!check_sizes<Small>(sizes_for(kSmallTile), ScanKind::exclusive, Plus<std::int32_t>{}, random_ints,
+  if (!check_sizes<Small>(single_pass_test_sizes(kSmallTile), ScanKind::exclusive, Plus<std::int32_t>{}, random_ints,
                             std::int32_t{3}, 100)) {
     return;
   }
@@ -135,7 +70,7 @@ TEST_CASE("int32 exclusive sum of any length equals the oracle" *
 }
 
 TEST_CASE("int32 inclusive sum and running max equal the oracle" * doctest::description("points: 10")) {
-  if (!check_sizes<Small>(sizes_for(kSmallTile), ScanKind::inclusive, Plus<std::int32_t>{}, random_ints,
+  if (!check_sizes<Small>(single_pass_test_sizes(kSmallTile), ScanKind::inclusive, Plus<std::int32_t>{}, random_ints,
                             std::int32_t{5}, 300)) {
     return;
   }
@@ -145,23 +80,22 @@ TEST_CASE("int32 inclusive sum and running max equal the oracle" * doctest::desc
 
 TEST_CASE("non-commutative affine maps keep operand order across tiles" *
           doctest::description("points: 15")) {
-  const Affine<std::uint32_t> constant{3u, 1u};
-  if (!check_sizes<Small>(sizes_for(kSmallTile), ScanKind::exclusive, AffineCompose<std::uint32_t>{},
-                            random_affines, constant, 800)) {
+  if (!check_sizes<Small>(single_pass_test_sizes(kSmallTile), ScanKind::exclusive, AffineCompose<std::uint32_t>{},
+                            random_affines, kConstantAffine, 800)) {
     return;
   }
   check_sizes<Small>({33 * kSmallTile + 1}, ScanKind::inclusive,
-                                                            AffineCompose<std::uint32_t>{}, random_affines, constant, 900);
+                                                            AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine, 900);
 }
 
 TEST_CASE("float32 sums match a float64 reference and int64 sums are exact" *
           doctest::description("points: 10")) {
-  if (!check_sizes<Small>({kSmallTile + 1, 50001}, ScanKind::exclusive, Plus<float>{}, random_floats, 0.25f, 1000)) {
+  if (!check_sizes<Small>({kSmallTile + 1, 50001}, ScanKind::exclusive, Plus<float>{}, random_floats, kConstantFloat, 1000)) {
     return;
   }
   // Values near 2^40: every prefix needs more than 32 bits, so fused 64-bit words could not hold it.
   auto big = [](std::size_t n, std::uint64_t stream) {
-    return scanlab::random_vector<std::int64_t>(n, seed_for(stream), std::int64_t{1} << 40, std::int64_t{1} << 41);
+    return scanlab::random_vector<std::int64_t>(n, scanlab::test_seed(stream), std::int64_t{1} << 40, std::int64_t{1} << 41);
   };
   check_sizes<Small>({kSmallTile * 3 + 1, 30001}, ScanKind::inclusive, Plus<std::int64_t>{}, big,
                        std::int64_t{1} << 39, 1100);
@@ -173,11 +107,11 @@ TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)
     INFO("n = " << n);
     const std::vector<I> in = random_ints(n, 1200 + n);
     INFO("in place, small tiles");
-    if (!check(in, scan<Small>(in, ScanKind::exclusive, Plus<I>{}, true), ScanKind::exclusive, Plus<I>{})) return;
+    if (!check_scan(in, scan<Small>(in, ScanKind::exclusive, Plus<I>{}, true), ScanKind::exclusive, Plus<I>{})) return;
     INFO("in place, default tiles");
-    if (!check(in, scan<ch06::DefaultPolicy>(in, ScanKind::inclusive, Plus<I>{}, true), ScanKind::inclusive, Plus<I>{})) return;
+    if (!check_scan(in, scan<ch06::DefaultPolicy>(in, ScanKind::inclusive, Plus<I>{}, true), ScanKind::inclusive, Plus<I>{})) return;
     INFO("pointers one element past a 16-byte boundary");
-    if (!check(in, scan<ch06::DefaultPolicy>(in, ScanKind::exclusive, Plus<I>{}, false, 1), ScanKind::exclusive, Plus<I>{})) return;
+    if (!check_scan(in, scan<ch06::DefaultPolicy>(in, ScanKind::exclusive, Plus<I>{}, false, 1), ScanKind::exclusive, Plus<I>{})) return;
   }
 }
 
@@ -200,7 +134,7 @@ TEST_CASE("n == 0 writes nothing; the scan object refuses more than it was made 
     d_out.fill_poison();
     reused.exclusive(d_in.data(), d_out.data(), in.size(), Plus<I>{});
     SCANLAB_CHECK_SYNC();
-    if (!check(in, d_out.download(), ScanKind::exclusive, Plus<I>{})) return;
+    if (!check_scan(in, d_out.download(), ScanKind::exclusive, Plus<I>{})) return;
   }
 }
 
@@ -217,7 +151,7 @@ TEST_CASE("emulator: the ticket makes every dispatch order and residency safe" *
       scanlab_emu::options().resident = resident;
       scanlab_emu::options().seed = scanlab::test_seed();
       INFO(scanlab_emu::describe_options());
-      if (!check(in, scan<Small>(in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) return;
+      if (!check_scan(in, scan<Small>(in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) return;
     }
   }
 }
@@ -234,7 +168,7 @@ TEST_CASE("emulator: tiles ordered by blockIdx.x deadlock under reverse dispatch
   CHECK_THROWS_AS(scan<Small>(in, ScanKind::exclusive, Plus<I>{}, false, 0, ch06::TileOrder::block_index),
                   scanlab::CudaError);
   // The same dispatch with the ticket verifies.
-  CHECK(check(in, scan<Small>(in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{}));
+  CHECK(check_scan(in, scan<Small>(in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{}));
 }
 
 TEST_CASE("emulator weak memory: the prefix is published as value then fence then flag (several seeds)" *
@@ -249,9 +183,9 @@ TEST_CASE("emulator weak memory: the prefix is published as value then fence the
     scanlab_emu::options().schedule = k % 2 ? scanlab_emu::Schedule::random : scanlab_emu::Schedule::in_order;
     INFO(scanlab_emu::describe_options());
     const std::vector<I> in = random_ints(64 * 150 + 17, 1700 + k);
-    if (!check(in, scan<Tiny>(in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) return;
+    if (!check_scan(in, scan<Tiny>(in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) return;
     const auto maps = random_affines(64 * 80 + 3, 1800 + k);
-    if (!check(maps, scan<Tiny>(maps, ScanKind::inclusive, AffineCompose<std::uint32_t>{}),
+    if (!check_scan(maps, scan<Tiny>(maps, ScanKind::inclusive, AffineCompose<std::uint32_t>{}),
                ScanKind::inclusive, AffineCompose<std::uint32_t>{})) {
       return;
     }

@@ -18,20 +18,19 @@
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
+#include <scanlab/grading.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
-
-#if defined(SCANLAB_EMU)
-#include <scanlab_emu/options.hpp>
-#endif
 
 #include "stream_compaction.cuh"
 #include "stream_compaction_single_pass.cuh"
 
 namespace {
 
-std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
+using scanlab::grading::for_each_block_order;
+using scanlab::grading::run_on_device;
+using scanlab::test_seed;
 
 enum class Algo { select, partition, single_pass, single_pass_in_place };
 
@@ -52,29 +51,25 @@ struct Result {
 template <class T, class Pred>
 Result run(const std::vector<T>& in, Pred pred, Algo algo) {
   const std::size_t n = in.size();
-  scanlab::DeviceBuffer<T> d_in(n);
-  scanlab::DeviceBuffer<T> d_out(n);
   scanlab::DeviceBuffer<unsigned> d_count(1);
-  d_in.upload(in);
-  d_out.fill_poison();
   d_count.fill_poison();
-  switch (algo) {
-    case Algo::select: ch08::select_if(d_in.data(), d_out.data(), d_count.data(), n, pred); break;
-    case Algo::partition: ch08::partition_if(d_in.data(), d_out.data(), d_count.data(), n, pred); break;
-    case Algo::single_pass: {
-      ch08::SinglePassWorkspace ws(n);
-      ch08::select_if_single_pass(d_in.data(), d_out.data(), d_count.data(), n, pred, ws);
-      break;
-    }
-    case Algo::single_pass_in_place: {
-      ch08::SinglePassWorkspace ws(n);
-      ch08::select_if_single_pass_in_place(d_in.data(), d_count.data(), n, pred, ws);
-      break;
-    }
-  }
-  SCANLAB_CHECK_SYNC();
   Result r;
-  r.out = (algo == Algo::single_pass_in_place ? d_in : d_out).download();
+  r.out = run_on_device(in, [&](T* d_in, T* d_out) {
+    switch (algo) {
+      case Algo::select: ch08::select_if(d_in, d_out, d_count.data(), n, pred); break;
+      case Algo::partition: ch08::partition_if(d_in, d_out, d_count.data(), n, pred); break;
+      case Algo::single_pass: {
+        ch08::SinglePassWorkspace ws(n);
+        ch08::select_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
+        break;
+      }
+      case Algo::single_pass_in_place: {
+        ch08::SinglePassWorkspace ws(n);
+        ch08::select_if_single_pass_in_place(d_in, d_count.data(), n, pred, ws);
+        break;
+      }
+    }
+  }, algo == Algo::single_pass_in_place);
   r.count = d_count.download()[0];
   return r;
 }
@@ -106,30 +101,11 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
 
 const std::size_t kSizes[] = {1, 2, 31, 32, 33, 511, 512, 513, 4095, 4096, 4097, 3 * 4096 + 1234, 40000};
 
-template <class F>
-void for_each_block_order(F&& fn) {
-#if defined(SCANLAB_EMU)
-  struct Restore {
-    scanlab_emu::Options saved = scanlab_emu::options();
-    ~Restore() { scanlab_emu::options() = saved; }
-  } restore;
-  for (const auto order : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
-                           scanlab_emu::Schedule::random}) {
-    scanlab_emu::options().schedule = order;
-    scanlab_emu::options().seed = scanlab::test_seed();
-    INFO("emulator block order: " << std::string(scanlab_emu::to_string(order)));
-    fn();
-  }
-#else
-  fn();
-#endif
-}
-
 // Random, all kept, none kept, and alternating runs of kept and rejected elements.
 void check_all_inputs(Algo algo) {
   std::uint64_t stream = 100;
   for (const std::size_t n : kSizes) {
-    const auto random = scanlab::random_vector<std::int32_t>(n, seed_for(++stream), -100, 100);
+    const auto random = scanlab::random_vector<std::int32_t>(n, test_seed(++stream), -100, 100);
     if (!check(random, ch08::IsPositive<std::int32_t>{}, algo)) return;
     const auto all = scanlab::constant_vector<std::int32_t>(n, 7);
     if (!check(all, ch08::IsPositive<std::int32_t>{}, algo)) return;
@@ -172,7 +148,7 @@ TEST_CASE("bit-sliced warp offsets: totals 16, 18, 17, 13 give 0, 16, 34, 51; ra
   CHECK_MESSAGE(offsets(full) == want, "32 full warps: offsets 0, 32, 64, ... (a total of 32 has bit 5 set)");
   for (int count : {1, 2, 16, 31, 32}) {
     const auto totals = scanlab::random_vector<unsigned>(static_cast<std::size_t>(count),
-                                                         seed_for(static_cast<std::uint64_t>(count)), 0u, 32u);
+                                                         test_seed(static_cast<std::uint64_t>(count)), 0u, 32u);
     std::vector<unsigned> expect(totals.size());
     unsigned sum = 0;
     for (std::size_t w = 0; w < totals.size(); ++w) { expect[w] = sum; sum += totals[w]; }
@@ -192,7 +168,7 @@ TEST_CASE("select_if keeps input order: the same elements in another order are w
   // A compaction whose positions come from atomics, or that ranks lanes or warps the wrong way
   // round, keeps the right set but not the order.
   for (const std::size_t n : {std::size_t{64}, std::size_t{5000}, std::size_t{70000}}) {
-    auto sign = scanlab::random_vector<std::int32_t>(n, seed_for(7 + n), 0, 1);
+    auto sign = scanlab::random_vector<std::int32_t>(n, test_seed(7 + n), 0, 1);
     std::vector<std::int32_t> in(n);
     for (std::size_t i = 0; i < n; ++i) in[i] = (sign[i] ? 1 : -1) * static_cast<std::int32_t>(i + 1);
     const Result r = run(in, ch08::IsPositive<std::int32_t>{}, Algo::select);
@@ -215,7 +191,7 @@ TEST_CASE("partition_if: kept elements in order, then the rejected ones in order
 
 TEST_CASE("select_if with float elements and a threshold predicate" * doctest::description("points: 5")) {
   for (const std::size_t n : {std::size_t{1000}, std::size_t{12345}}) {
-    const auto in = scanlab::random_vector<float>(n, seed_for(500 + n), -1.0f, 1.0f);
+    const auto in = scanlab::random_vector<float>(n, test_seed(500 + n), -1.0f, 1.0f);
     const ch08::GreaterThan<float> pred{0.25f};
     scanlab::DeviceBuffer<float> d_in(in);
     scanlab::DeviceBuffer<float> d_out(n);
@@ -233,7 +209,7 @@ TEST_CASE("select_if with float elements and a threshold predicate" * doctest::d
 
 TEST_CASE("limits: n == 0 keeps nothing; the three-phase version refuses to run in place" *
           doctest::description("points: 5")) {
-  const auto in = scanlab::random_vector<std::int32_t>(100, seed_for(3), -5, 5);
+  const auto in = scanlab::random_vector<std::int32_t>(100, test_seed(3), -5, 5);
   scanlab::DeviceBuffer<std::int32_t> d_in(in);
   scanlab::DeviceBuffer<unsigned> d_count(1);
   d_count.fill_poison();

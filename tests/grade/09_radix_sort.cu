@@ -19,21 +19,18 @@
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
+#include <scanlab/grading.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
-
-#if defined(SCANLAB_EMU)
-#include <scanlab_emu/options.hpp>
-#endif
 
 #include "radix_sort.cuh"
 
 namespace {
 
+using scanlab::grading::for_each_block_order;
+using scanlab::test_seed;
 using Keys = std::vector<std::uint32_t>;
-
-std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
 
 enum class Algo { digits_keys, digits_pairs, split_keys, split_pairs };
 
@@ -96,9 +93,9 @@ void check_all_inputs(Algo algo, bool large_sizes) {
   std::uint64_t stream = 200;
   for (const std::size_t n : kSizes) {
     if (!large_sizes && n > 5000) continue;
-    if (!check_sort(scanlab::random_vector<std::uint32_t>(n, seed_for(++stream), 0u, 0xffffffffu), algo,
+    if (!check_sort(scanlab::random_vector<std::uint32_t>(n, test_seed(++stream), 0u, 0xffffffffu), algo,
                     "keys over the full 32-bit range")) return;
-    if (!check_sort(scanlab::random_vector<std::uint32_t>(n, seed_for(++stream), 0u, 5u), algo,
+    if (!check_sort(scanlab::random_vector<std::uint32_t>(n, test_seed(++stream), 0u, 5u), algo,
                     "keys in [0, 5]: many equal keys")) return;
     Keys high(n);  // equal low digits, different high ones: the last passes decide
     for (std::size_t i = 0; i < n; ++i) high[i] = static_cast<std::uint32_t>((n - i) % 7) << 28 | 0x0000abcdu;
@@ -111,32 +108,13 @@ void check_all_inputs(Algo algo, bool large_sizes) {
   }
 }
 
-template <class F>
-void for_each_block_order(F&& fn) {
-#if defined(SCANLAB_EMU)
-  struct Restore {
-    scanlab_emu::Options saved = scanlab_emu::options();
-    ~Restore() { scanlab_emu::options() = saved; }
-  } restore;
-  for (const auto order : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
-                           scanlab_emu::Schedule::random}) {
-    scanlab_emu::options().schedule = order;
-    scanlab_emu::options().seed = scanlab::test_seed();
-    INFO("emulator block order: " << std::string(scanlab_emu::to_string(order)));
-    fn();
-  }
-#else
-  fn();
-#endif
-}
-
 }  // namespace
 
 TEST_CASE("split by one bit: false keys first, then true keys, each side in input order" *
           doctest::description("points: 15")) {
   for (const std::size_t n : {std::size_t{8}, std::size_t{33}, std::size_t{5000}, std::size_t{70001}}) {
     for (const int bit : {0, 5, 31}) {
-      const Keys keys = scanlab::random_vector<std::uint32_t>(n, seed_for(n + static_cast<std::uint64_t>(bit)),
+      const Keys keys = scanlab::random_vector<std::uint32_t>(n, test_seed(n + static_cast<std::uint64_t>(bit)),
                                                               0u, 0xffffffffu);
       Keys positions(n);
       std::iota(positions.begin(), positions.end(), 0u);
@@ -196,5 +174,5 @@ TEST_CASE("limits: n == 0 is a no-op, too large a workspace request throws, and 
   CHECK_THROWS_AS(ch09::radix_sort_keys(d_keys.data(), 101, ws), std::invalid_argument);
   CHECK_THROWS_AS(ch09::split_by_bit(d_keys.data(), d_keys.data() + 100, nullptr, nullptr, 50, 32, ws),
                   std::invalid_argument);
-  CHECK(check_sort(scanlab::random_vector<std::uint32_t>(100, seed_for(9), 0u, 1000u), Algo::digits_pairs, "small"));
+  CHECK(check_sort(scanlab::random_vector<std::uint32_t>(100, test_seed(9), 0u, 1000u), Algo::digits_pairs, "small"));
 }

@@ -19,31 +19,19 @@
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
+#include <scanlab/grading.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
 
-#if defined(SCANLAB_EMU)
-#include <scanlab_emu/options.hpp>
-#endif
-
 #include "segmented_scan.cuh"
 
 namespace {
 
-using scanlab::Affine;
-using scanlab::AffineCompose;
-using scanlab::Plus;
+using namespace scanlab::grading;
+using scanlab::test_seed;
 using Heads = std::vector<std::uint8_t>;
-
-std::uint64_t seed_for(std::uint64_t stream) { return scanlab::derive_seed(scanlab::test_seed(), stream); }
-
-std::vector<Affine<std::uint32_t>> random_affines(std::size_t n, std::uint64_t stream) {
-  auto maps = scanlab::random_vector<Affine<std::uint32_t>>(n, seed_for(stream), 0u, 0xffffffffu);
-  for (auto& f : maps) f.a |= 1u;
-  return maps;
-}
 
 // The sequential meaning: restart at every head (and at element 0).
 template <class T, class Op>
@@ -66,14 +54,11 @@ std::vector<T> segmented_oracle(const std::vector<T>& in, const Heads& heads, bo
 template <class T, class Op>
 std::vector<T> segmented_on_device(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op) {
   const std::size_t n = in.size();
-  scanlab::DeviceBuffer<T> d_in(n), d_out(n);
-  scanlab::DeviceBuffer<std::uint8_t> d_heads(n);
-  d_in.upload(in);
-  d_heads.upload(heads);
-  d_out.fill_poison();
-  if (exclusive) ch10::segmented_exclusive_scan(d_in.data(), d_heads.data(), d_out.data(), n, op);
-  else ch10::segmented_inclusive_scan(d_in.data(), d_heads.data(), d_out.data(), n, op);
-  return d_out.download();
+  scanlab::DeviceBuffer<std::uint8_t> d_heads(heads);
+  return run_on_device(in, [&](T* d_in, T* d_out) {
+    if (exclusive) ch10::segmented_exclusive_scan(d_in, d_heads.data(), d_out, n, op);
+    else ch10::segmented_inclusive_scan(d_in, d_heads.data(), d_out, n, op);
+  });
 }
 
 template <class T, class Op>
@@ -106,7 +91,7 @@ bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusiv
 std::vector<std::pair<std::string, Heads>> head_patterns(std::size_t n, std::uint64_t stream) {
   std::vector<std::pair<std::string, Heads>> p;
   Heads h(n, 0);
-  scanlab::Rng rng(seed_for(stream));
+  scanlab::Rng rng(test_seed(stream));
   for (auto& x : h) x = rng.uniform(0, 99) == 0 ? 1 : 0;
   p.emplace_back("random, 1 in 100", h);
   for (const std::size_t every : {std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{4096}}) {
@@ -134,29 +119,6 @@ void check_all(bool exclusive, Op op, Make make) {
     }
   }
 }
-
-template <class F>
-void for_each_block_order(F&& fn) {
-#if defined(SCANLAB_EMU)
-  struct Restore {
-    scanlab_emu::Options saved = scanlab_emu::options();
-    ~Restore() { scanlab_emu::options() = saved; }
-  } restore;
-  for (const auto order : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
-                           scanlab_emu::Schedule::random}) {
-    scanlab_emu::options().schedule = order;
-    scanlab_emu::options().seed = scanlab::test_seed();
-    INFO("emulator block order: " << std::string(scanlab_emu::to_string(order)));
-    fn();
-  }
-#else
-  fn();
-#endif
-}
-
-auto random_ints = [](std::size_t n, std::uint64_t stream) {
-  return scanlab::random_vector<std::int32_t>(n, seed_for(stream), -1000, 1000);
-};
 
 // The summed-area table of a width x height image of values in [0, 255], sequentially.
 std::vector<std::uint32_t> sat_oracle(const std::vector<std::uint32_t>& img, int w, int h) {
@@ -215,10 +177,7 @@ TEST_CASE("segmented scans keep operand order: affine maps over uint32" * doctes
 }
 
 TEST_CASE("segmented scans of float32 within the length-dependent tolerance" * doctest::description("points: 5")) {
-  auto floats = [](std::size_t n, std::uint64_t stream) {
-    return scanlab::random_vector<float>(n, seed_for(stream), -1.0f, 1.0f);
-  };
-  check_all<float>(false, Plus<float>{}, floats);
+  check_all<float>(false, Plus<float>{}, random_floats);
 }
 
 TEST_CASE("summed-area table equals the sequential table, for square, flat, tall and ragged images" *
@@ -228,7 +187,7 @@ TEST_CASE("summed-area table equals the sequential table, for square, flat, tall
   for (const auto& wh : shapes) {
     const int w = wh[0], h = wh[1];
     const std::size_t px = static_cast<std::size_t>(w) * h;
-    const auto img = scanlab::random_vector<std::uint32_t>(px, seed_for(++stream), 0u, 255u);
+    const auto img = scanlab::random_vector<std::uint32_t>(px, test_seed(++stream), 0u, 255u);
     scanlab::DeviceBuffer<std::uint32_t> d_img(img), d_sat(px);
     d_sat.fill_poison();
     ch10::SatWorkspace<std::uint32_t> ws(w, h);
@@ -245,7 +204,7 @@ TEST_CASE("box filter: radius 0 is the image, and every box mean matches a direc
           doctest::description("points: 15")) {
   const int w = 77, h = 53;
   const std::size_t px = static_cast<std::size_t>(w) * h;
-  const auto img = scanlab::random_vector<std::uint32_t>(px, seed_for(42), 0u, 255u);
+  const auto img = scanlab::random_vector<std::uint32_t>(px, test_seed(42), 0u, 255u);
   scanlab::DeviceBuffer<std::uint32_t> d_img(img), d_sat(px);
   scanlab::DeviceBuffer<std::uint8_t> d_out(px);
   ch10::SatWorkspace<std::uint32_t> ws(w, h);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "scanlab/random.hpp"
@@ -58,6 +59,25 @@ inline std::uint64_t test_seed() {
 inline std::uint64_t test_seed(std::uint64_t stream) { return derive_seed(test_seed(), stream); }
 
 inline Rng test_rng(std::uint64_t stream) { return Rng(test_seed(stream)); }
+
+// n random scan inputs from input stream `stream` (never all zeros), in the ranges the grading
+// tests use: integers in [-1000, 1000] (unsigned ones in [0, 1000]), so that sums of millions of
+// them stay far from overflow; floats in [-1, 1), so that float sums cancel; affine maps as
+// random_scan_input makes them (odd multipliers, so an operand swap shows in every later prefix).
+template <class T>
+std::vector<T> random_test_input(std::size_t n, std::uint64_t stream) {
+  using S = random_scalar_t<T>;
+  const std::uint64_t seed = test_seed(stream);
+  if constexpr (detail::is_affine_v<T>) {
+    return random_scan_input<T>(n, seed);
+  } else if constexpr (std::is_floating_point_v<S>) {
+    return random_vector<T>(n, seed, S(-1), S(1));
+  } else if constexpr (std::is_signed_v<S>) {
+    return random_vector<T>(n, seed, S(-1000), S(1000));
+  } else {
+    return random_vector<T>(n, seed, S(0), S(1000));
+  }
+}
 
 // Lengths that catch the classic off-by-ones of a tiled scan with `tile` elements per tile and
 // warps of 32: 0, 1, around the warp, around one and two tiles, and a few awkward primes, up to
