@@ -424,27 +424,38 @@ class DecoupledLookbackScan {
     // In one wave (every tile resident at once) no tile waits behind earlier waves' prefixes, and
     // the sleep before the first read only adds latency (measured on an H200: book, "Speed").
     PollSchedule polls = o.polls;
-    if (tiles <= resident_blocks(decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE,
-                                                                T, Desc, Op>)) {
-      polls.first_ns = 0;
-    }
+    if (tiles <= blocks_per_sm<INCLUSIVE, Op>() * sms_) polls.first_ns = 0;
     decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>
         <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, view(tiles, o.probe), ticket,
                                                                        o.order, vectorized, polls, op);
     SCANLAB_CHECK_LAUNCH();
   }
 
-  // Blocks of `kernel` that the current device runs at once.
-  template <class Kernel>
-  static std::size_t resident_blocks(Kernel* kernel) {
-    int device = 0, sms = 0, per_sm = 0;
+  // The SMs of the device this object's storage lives on (the current device at construction).
+  static std::size_t device_sms() {
+    int device = 0, sms = 0;
     SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
     SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Shape::BLOCK_THREADS, 0));
-    return static_cast<std::size_t>(per_sm) * static_cast<std::size_t>(sms);
+    return static_cast<std::size_t>(sms);
+  }
+
+  // Blocks of one kernel instantiation that fit on an SM: asked once per process, not per scan
+  // (it depends on the kernel's registers and shared memory only; mixed GPU generations in one
+  // process would only make the one-wave rule, a timing choice, less exact).
+  template <bool INCLUSIVE, class Op>
+  static std::size_t blocks_per_sm() {
+    static const std::size_t blocks = [] {
+      int per_sm = 0;
+      SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>,
+          Shape::BLOCK_THREADS, 0));
+      return static_cast<std::size_t>(per_sm);
+    }();
+    return blocks;
   }
 
   std::size_t max_tiles_;
+  std::size_t sms_ = device_sms();
   scanlab::DeviceBuffer<unsigned char> storage_;
 };
 
