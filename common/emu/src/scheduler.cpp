@@ -574,12 +574,6 @@ __attribute__((noinline)) int sync_block_or(int p) {
   return t->block->barrier_result;
 }
 
-int block_barrier(int op, int predicate, const void* site) {
-  Thread* t = kernel_thread("__syncthreads");
-  arrive_at_barrier(t, op, predicate, site);
-  return t->block->barrier_result;
-}
-
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
                               const void* site) {
   Thread* t = running;

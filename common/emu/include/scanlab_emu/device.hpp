@@ -65,7 +65,6 @@ T from_bits(std::uint64_t bits) {
   return v;
 }
 
-int block_barrier(int op, int predicate, const void* site);  // op: 0 plain, 1 count, 2 and, 3 or
 unsigned active_mask(const void* site);
 // A spin-loop step (a volatile or atomic read of `bytes` at `addr`, or __nanosleep with no address):
 // may yield to other threads and blocks.
