@@ -41,7 +41,6 @@ enum class Check {
 // Check::custom: returns "" when `got` is the right output for `in`, else what is wrong.
 template <class T>
 using Verifier = std::function<std::string(const std::vector<T>& in, const std::vector<T>& got)>;
-#define SCANLAB_BENCH_HAS_CUSTOM_CHECK 1
 
 // The timed operation: reads n elements at d_in, writes n at d_out, on stream s. It must not
 // synchronize the host; the harness records CUDA events around it on s.

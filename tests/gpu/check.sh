@@ -13,7 +13,7 @@ out=${1:?usage: tests/gpu/check.sh OUTDIR [build ctest sanitizer ncu bench extra
 shift
 sections=${*:-build ctest sanitizer ncu bench}
 mkdir -p "$out"
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 failures=0
 bin=build/gpu/bin/gpu
 
@@ -23,7 +23,12 @@ check() {  # check NAME LOG COMMAND...: run, log, and print PASS/FAIL
   if "$@" >"$log" 2>&1; then note "$name" "PASS"; else note "$name" "FAIL (see $(basename "$log"))"; failures=$((failures + 1)); fi
 }
 has() { [[ " $sections " == *" $1 "* ]]; }
-chapters() { sed -n 's/^scanlab_add_chapter(\([0-9][0-9]\) \([a-z_0-9]*\).*/\1_\2/p' chapters/CMakeLists.txt; }
+# NN_slug per chapter, in order, from the chapter list chapters/chapters.json.
+chapters() {
+  python3 -c 'import json, sys
+for c in json.load(open(sys.argv[1], encoding="utf-8"))["chapters"]:
+    print(c["nn"] + "_" + c["slug"])' chapters/chapters.json
+}
 
 if has build; then
   nvidia-smi -L | tee "$out/device.txt"
@@ -61,10 +66,28 @@ if has ncu; then
       check "ncu bank conflicts ch03 $layout" "$out/ncu_ch03_$layout.csv" \
         ncu --clock-control none --metrics "$metrics" --csv -c 1 "$bin/ch03_bank_conflicts_solution" --layout $layout --repeat 1
     done
-    check "ncu bank conflicts sim_banks (ch02, ch03 unpadded, padded)" "$out/ncu_sim_banks.csv" \
-      ncu --clock-control none --metrics "$metrics" --csv "$bin/sim_banks"
+    if [ -x "$bin/sim_banks" ]; then
+      check "ncu bank conflicts sim_banks (ch02, ch03 unpadded, padded)" "$out/ncu_sim_banks.csv" \
+        ncu --clock-control none --metrics "$metrics" --csv "$bin/sim_banks"
+    else
+      note "ncu bank conflicts sim_banks" "SKIP (not built)"
+    fi
   fi
-  grep -h "bank_conflicts\|wavefronts" "$out"/ncu_*.csv | awk -F'","' '{print $5, $(NF-2), $NF}' | sed 's/"//g' | head -40
+  # Kernel, metric and value of each row. The logs hold the programs' own output too, before
+  # ncu's CSV: only rows as wide as the CSV's header (the line naming "Metric Name") are read.
+  python3 - "$out"/ncu_*.csv <<'PY' | head -40
+import csv, sys
+for path in sys.argv[1:]:
+    header = None
+    with open(path, newline="", encoding="utf-8", errors="replace") as f:
+        for row in csv.reader(f):
+            if "Metric Name" in row and "Metric Value" in row:
+                header = row
+            elif header and len(row) == len(header):
+                r = dict(zip(header, row))
+                if "bank_conflicts" in r["Metric Name"] or "wavefronts" in r["Metric Name"]:
+                    print(r.get("Kernel Name", "?"), r["Metric Name"], r["Metric Value"])
+PY
 fi
 
 if has extra; then

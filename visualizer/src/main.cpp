@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "scanlab/cli.hpp"
+
 #include "diagrams.hpp"
 #include "dot.hpp"
 #include "lookback_snapshots.hpp"
@@ -281,11 +283,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
   app.add_option("--resident", o.lookback.resident, "chapter 07: resident block slots on the emulator (0: default)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  scanlab::run_cli(app, argc, argv);  // exit code 2 on a bad argument, as the chapter programs
   o.n_given = app.count("--n") > 0;
   o.algorithm_given = app.count("--algorithm") > 0;
   try {

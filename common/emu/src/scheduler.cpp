@@ -466,7 +466,7 @@ void start_watchdog() {
       if (limit > 0 && std::chrono::duration<double>(now - still_since).count() > limit) {
         std::fprintf(stderr,
                      "scanlab emulator: deadlock or endless loop: kernel `%s` made no progress (no thread "
-                     "switch, no store) for %.0f s; a thread is looping without touching memory.\n  %s\n",
+                     "switch, no store) for %g s; a thread is looping without touching memory.\n  %s\n",
                      current_launch ? current_launch->kernel : "?", limit, describe_options().c_str());
         std::fflush(stderr);
         _exit(124);

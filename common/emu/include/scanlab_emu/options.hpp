@@ -25,12 +25,14 @@ struct Options {
   bool compare_orders = false;  // run each launch under forward, reverse and random thread orders and
                                 // report device memory that differs between them (a race)
   std::string trace;            // JSON-lines trace file, empty = no trace
-  double watchdog_seconds = 20; // a launch with no emulated progress for this long is ended
+  double watchdog_seconds = 20; // a launch with no emulated progress for this long is ended (> 0)
   std::size_t stack_bytes = 64 * 1024;  // per emulated thread, with a guard page below
 };
 
-// The options in force. The first call reads SCANLAB_EMU_SCHEDULE, _THREAD_ORDER, _SEED, _RESIDENT,
-// _INTERLEAVE, _RACECHECK, _BANKS, _MEMORY, _COMPARE_ORDERS, _TRACE, _WATCHDOG, _STACK; a bad value is reported and exits with 2.
+// The options in force. Read before main() from SCANLAB_EMU_SCHEDULE, _THREAD_ORDER, _SEED,
+// _RESIDENT, _INTERLEAVE, _RACECHECK, _BANKS, _MEMORY, _COMPARE_ORDERS, _TRACE, _WATCHDOG (seconds,
+// fractions allowed), _STACK; a bad value, or a SCANLAB_EMU_* variable that names no option, is
+// reported in one line and the program exits with 2 (src/options.cpp is the one parser).
 Options& options();
 
 // One line naming the options that decide the run, printed with every failure so it can be replayed.

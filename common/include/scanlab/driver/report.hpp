@@ -1,0 +1,75 @@
+// scanlab/driver/report.hpp: timing a scan, the line that reports the time, the JSON report and
+// the end of a traced run.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "scanlab/stats.hpp"
+#include "scanlab/timing.hpp"
+#include "scanlab/trace_writer.hpp"
+
+namespace scanlab {
+
+// ---- timing ---------------------------------------------------------------------------------
+
+struct Bandwidth {
+  TimingStats stats;
+  double gbps = 0.0;
+};
+
+// Times launch() (after `warmup` untimed runs) and prints the line the chapters report a time with:
+// "<indent>median M ms over R run(s), G GB/s (<counting>)", `counting` saying which bytes count.
+template <class F>
+Bandwidth time_bandwidth(F&& launch, int warmup, int reps, double bytes, const std::string& counting,
+                         const std::string& indent = "") {
+  Bandwidth b;
+  b.stats = time_ms(launch, warmup, reps);
+  b.gbps = gbps(bytes, b.stats.median_ms);
+  std::cout << indent << "median " << b.stats.median_ms << " ms over " << b.stats.reps << " run(s), " << b.gbps
+            << " GB/s (" << counting << ")\n";
+  return b;
+}
+
+// The timing fields of a JSON report (or of one row of it).
+inline void add_timing(nlohmann::json& row, const Bandwidth& b) {
+  row["median_ms"] = b.stats.median_ms;
+  row["min_ms"] = b.stats.min_ms;
+  row["max_ms"] = b.stats.max_ms;
+  row["reps"] = b.stats.reps;
+  row["gbps"] = b.gbps;
+}
+
+// The emulator runs every thread on the CPU and instruments memory: its times would mislead.
+inline void say_not_timed(const std::string& indent = "") {
+  std::cout << indent << "(not timed: the emulator's times say nothing about a GPU)\n";
+}
+
+// The end of a traced run's file: a "result" line, with the input and the output when they are
+// plain numbers (kWithValues), so that a reader can check the last recorded level against what was
+// stored; then the writer's end record.
+template <bool kWithValues, class In, class Out>
+void finish_trace_with_result(TraceWriter& writer, const std::vector<In>& in, const std::vector<Out>& got) {
+  nlohmann::json result = {{"type", "result"}, {"label", "output"}};
+  if constexpr (kWithValues) {
+    result["input"] = in;
+    result["values"] = got;
+  }
+  writer.line(result);
+  writer.finish();
+}
+
+// --json FILE: the report, or nothing when no file was asked for.
+inline void write_json_report(const std::string& path, const nlohmann::json& report) {
+  if (path.empty()) return;
+  std::ofstream file(path);
+  file << report.dump(2) << "\n";
+  if (!file) throw std::runtime_error("cannot write the JSON report to '" + path + "'");
+}
+
+}  // namespace scanlab

@@ -1,0 +1,114 @@
+// scanlab/driver/scan_options.hpp: the command-line options the scan chapters share (the kind of
+// scan, element types and operators, the single-pass chapters' tile order) and which of their
+// combinations a driver does not run.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "scanlab/device_info.hpp"
+#include "scanlab/monoid.hpp"
+#include "scanlab/verify.hpp"
+
+namespace scanlab {
+
+// --inclusive and --exclusive: at most one of them; neither means the chapter's default kind.
+struct ScanKindFlags {
+  ScanKind default_kind = ScanKind::inclusive;
+  bool inclusive = false;
+  bool exclusive = false;
+  CLI::Option* inclusive_option = nullptr;
+  CLI::Option* exclusive_option = nullptr;
+
+  ScanKind kind() const {
+    if (inclusive) return ScanKind::inclusive;
+    if (exclusive) return ScanKind::exclusive;
+    return default_kind;
+  }
+};
+
+// The help text names the default, so it depends on which kind that is.
+inline void add_scan_kind_flags(CLI::App& app, ScanKindFlags& flags, ScanKind default_kind) {
+  flags.default_kind = default_kind;
+  const bool inclusive_default = default_kind == ScanKind::inclusive;
+  flags.inclusive_option = app.add_flag("--inclusive", flags.inclusive,
+                                        inclusive_default ? "inclusive scan (the default)" : "inclusive scan");
+  flags.exclusive_option =
+      app.add_flag("--exclusive", flags.exclusive,
+                   inclusive_default ? "exclusive scan: out[0] = identity"
+                                     : "exclusive scan: out[0] = identity (the default)");
+  flags.inclusive_option->excludes(flags.exclusive_option);
+}
+
+// --type int|float and --op plus|max|affine: the element types and operators of chapters 00-04.
+inline void add_element_options(CLI::App& app, std::string& type, std::string& op) {
+  app.add_option("--type", type, "element type")
+      ->check(CLI::IsMember({"int", "float"}))
+      ->capture_default_str();
+  app.add_option("--op", op, "operator: plus, max, or affine (composition of affine maps over uint32)")
+      ->check(CLI::IsMember({"plus", "max", "affine"}))
+      ->capture_default_str();
+}
+
+// Why --type and --op do not go together, or "" when they do.
+inline std::string element_options_error(const std::string& type, const std::string& op) {
+  if (op == "affine" && type != "int") {
+    return "--op affine composes affine maps over uint32; it takes no --type float";
+  }
+  return std::string();
+}
+
+// Calls f(op) with the operator object that add_element_options' --type and --op name, so that a
+// driver instantiates its run once per combination: f(Plus<float>{}), f(Max<std::int32_t>{}), ...
+template <class F>
+int with_element_operator(const std::string& type, const std::string& op, F&& f) {
+  if (op == "affine") return f(AffineCompose<std::uint32_t>{});
+  if (type == "float") return op == "max" ? f(Max<float>{}) : f(Plus<float>{});
+  return op == "max" ? f(Max<std::int32_t>{}) : f(Plus<std::int32_t>{});
+}
+
+// ---- the single-pass chapters (06 chained scan, 07 decoupled look-back) -----------------------
+
+// Their --type int|float|int64 and --op plus|max|affine.
+inline void add_single_pass_element_options(CLI::App& app, std::string& type, std::string& op) {
+  app.add_option("--type", type, "element type")->check(CLI::IsMember({"int", "float", "int64"}))->capture_default_str();
+  app.add_option("--op", op, "operator: plus, max (int), affine (composition of affine maps over uint32)")
+      ->check(CLI::IsMember({"plus", "max", "affine"}))
+      ->capture_default_str();
+}
+
+inline std::string single_pass_element_options_error(const std::string& type, const std::string& op) {
+  if (op == "affine" && type != "int") return "--op affine takes no --type";
+  if (op == "max" && type != "int") return "--op max is built for int32";
+  return std::string();
+}
+
+// As with_element_operator, for add_single_pass_element_options.
+template <class F>
+int with_single_pass_operator(const std::string& type, const std::string& op, F&& f) {
+  if (op == "affine") return f(AffineCompose<std::uint32_t>{});
+  if (type == "float") return f(Plus<float>{});
+  if (type == "int64") return f(Plus<std::int64_t>{});
+  if (op == "max") return f(Max<std::int32_t>{});
+  return f(Plus<std::int32_t>{});
+}
+
+// --order ticket|blockidx: where a tile takes its number from.
+inline void add_tile_order_option(CLI::App& app, std::string& order) {
+  app.add_option("--order", order, "tile order: ticket, or blockidx (deadlocks; emulator only)")
+      ->check(CLI::IsMember({"ticket", "blockidx"}))
+      ->capture_default_str();
+}
+
+// A deadlocked GPU stays hung, while the emulator reports the deadlock and goes on.
+inline std::string tile_order_error(const std::string& order) {
+  if (order == "blockidx" && !on_emulator()) {
+    return "--order blockidx can hang a GPU for good; it is offered on the emulator only, which reports "
+           "the deadlock";
+  }
+  return std::string();
+}
+
+}  // namespace scanlab

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Tests of ./lab's own logic, by sourcing it (sourced, lab defines its functions and runs nothing):
+the chapter lookups read chapters/chapters.json; `lab sim` hands its emulator options to the
+emulator as SCANLAB_EMU_* variables without judging their values; usage errors end with the error."""
+import json
+import shutil
+import subprocess
+import tempfile
+import unittest
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def bash(script, lab=REPO / "lab"):
+    """Runs `script` in bash after sourcing lab; returns (exit code, stdout, stderr)."""
+    r = subprocess.run(["bash", "-c", f'source "$1"\n{script}', "bash", str(lab)], capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "SCANLAB_NO_INSTALL": "1"})
+    return r.returncode, r.stdout, r.stderr
+
+
+def manifest():
+    with open(REPO / "chapters" / "chapters.json", encoding="utf-8") as f:
+        return json.load(f)["chapters"]
+
+
+class Chapters(unittest.TestCase):
+    def test_lookup_reads_the_manifest(self):
+        for c in manifest():
+            for arg in (c["nn"], str(int(c["nn"]))):
+                rc, out, err = bash(f'chapter_lookup {arg}; echo "$CHAPTER_NN $CHAPTER_SLUG"')
+                self.assertEqual((rc, out.strip()), (0, f'{c["nn"]} {c["slug"]}'), err)
+
+    def test_unknown_chapter_lists_the_manifest(self):
+        rc, _, err = bash("chapter_lookup 99")
+        self.assertEqual(rc, 2)
+        self.assertIn("there is no chapter 99", err)
+        for c in manifest():
+            self.assertIn(f'  {c["nn"]}  {c["title"]}', err)
+
+    def test_not_a_number(self):
+        rc, _, err = bash("chapter_lookup 1x")
+        self.assertEqual(rc, 2)
+        self.assertIn("'1x' is not a chapter number", err.strip().splitlines()[-1])
+
+    def test_chapters_command_prints_titles_in_order(self):
+        r = subprocess.run(["bash", str(REPO / "lab"), "chapters"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), [f'  {c["nn"]}  {c["title"]}' for c in manifest()])
+
+    def test_bad_manifest_is_reported_in_one_line(self):
+        for text, reason in (("{not json", "Expecting property name"),
+                             ('{"chapters": [{"nn": "1", "slug": "x", "title": "X"}]}', "two digits"),
+                             ('{"chapters": [{"nn": "01", "title": "X"}]}', "no field 'slug'"),
+                             ('{"chapters": []}', "lists no chapters")):
+            with tempfile.TemporaryDirectory(prefix="scanlab-lab-") as tmp:
+                shutil.copy(REPO / "lab", Path(tmp) / "lab")
+                (Path(tmp) / "chapters").mkdir()
+                (Path(tmp) / "chapters" / "chapters.json").write_text(text, encoding="utf-8")
+                r = subprocess.run(["bash", str(Path(tmp) / "lab"), "chapters"], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 1, text)
+                self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+                self.assertIn("lab: cannot read the chapter list chapters/chapters.json", r.stderr)
+                self.assertIn(reason, r.stderr)
+                self.assertEqual(r.stdout, "")
+
+
+class SimOptions(unittest.TestCase):
+    def parse(self, *args):
+        quoted = " ".join(f"'{a}'" for a in args)
+        return bash(f'sim_parse_options {quoted}; printf "env %s\\n" "${{SIM_ENV[@]}}"; '
+                    f'printf "arg %s\\n" "${{SIM_ARGS[@]}}"')
+
+    def test_options_become_variables_unjudged(self):
+        rc, out, err = self.parse("--watchdog", "0.5", "--seed=-1", "--racecheck", "--thread-order", "sideways",
+                                  "--compare-orders", "f.cu", "--n", "5")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.splitlines(), [
+            "env SCANLAB_EMU_WATCHDOG=0.5", "env SCANLAB_EMU_SEED=-1", "env SCANLAB_EMU_RACECHECK=1",
+            "env SCANLAB_EMU_THREAD_ORDER=sideways", "env SCANLAB_EMU_COMPARE_ORDERS=1",
+            "arg f.cu", "arg --n", "arg 5"])
+
+    def test_double_dash_ends_the_options(self):
+        rc, out, _ = self.parse("--banks", "--", "--odd-name.cu")
+        self.assertEqual((rc, out.splitlines()), (0, ["env SCANLAB_EMU_BANKS=1", "arg --odd-name.cu"]))
+
+    def test_usage_errors_end_with_the_error(self):
+        for args, message in ((("--racechek", "f.cu"), "unknown emulator option '--racechek'"),
+                              (("--banks=1", "f.cu"), "--banks takes no value"),
+                              (("--seed",), "--seed needs a value")):
+            rc, out, err = self.parse(*args)
+            self.assertEqual(rc, 2, err)
+            lines = err.strip().splitlines()
+            self.assertIn(message, lines[-1])
+            self.assertLessEqual(len(lines), 2, err)  # a one-line pointer to the help, not the whole usage
+
+
+class UsageErrors(unittest.TestCase):
+    def test_unknown_command(self):
+        r = subprocess.run(["bash", str(REPO / "lab"), "no-such-command"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 2, r.stderr)
+        self.assertIn("./lab help", lines[0])
+        self.assertIn("unknown command 'no-such-command'", lines[-1])
+
+
+if __name__ == "__main__":
+    unittest.main()
