@@ -7,8 +7,7 @@
 // the harness's random input: x > 0 keeps about half of it (the paper's "50% selection"), sort
 // keys are its int32 bit patterns as uint32, segment heads are drawn from a seed that depends only
 // on n (mean segment length 500, as in the paper's reduce-by-key), the table treats n = w * h as a
-// square-ish image. Needs SCANLAB_BENCH_HAS_CUSTOM_CHECK from registry.hpp; without it the rows
-// are left out (and the benchmark still builds).
+// square-ish image.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -28,21 +27,18 @@
 
 #include "registry.hpp"
 
-#if defined(SCANLAB_BENCH_HAS_CUSTOM_CHECK)
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
-#include "radix_sort.cuh"                     // solutions/09_radix_sort
-#include "segmented_scan.cuh"                 // solutions/10_segmented_scan
-#include "stream_compaction.cuh"              // solutions/08_stream_compaction
-#include "stream_compaction_single_pass.cuh"  // solutions/08_stream_compaction
-#endif
+#include "radix_sort_dispatch.cuh"                     // chapters/09_radix_sort
+#include "segmented_scan_dispatch.cuh"                 // chapters/10_segmented_scan
+#include "stream_compaction_dispatch.cuh"              // chapters/08_stream_compaction
+#include "stream_compaction_single_pass_dispatch.cuh"  // chapters/08_stream_compaction
 
 namespace scanlab::bench {
 
-#if defined(SCANLAB_BENCH_HAS_CUSTOM_CHECK)
 namespace {
 
 template <class P>
@@ -380,16 +376,11 @@ void register_ch10(Registry& reg) {
 }
 
 }  // namespace
-#endif  // SCANLAB_BENCH_HAS_CUSTOM_CHECK
 
 void register_application_rows(Registry& reg) {
-#if defined(SCANLAB_BENCH_HAS_CUSTOM_CHECK)
   register_ch08(reg);
   register_ch09(reg);
   register_ch10(reg);
-#else
-  (void)reg;  // the harness cannot check these outputs yet (Check::custom): no rows
-#endif
 }
 
 }  // namespace scanlab::bench

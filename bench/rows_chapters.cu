@@ -9,15 +9,15 @@
 
 #include <scanlab/monoid.hpp>
 
-#include "bank_conflicts.cuh"   // solutions/03_bank_conflicts
-#include "blelloch.cuh"         // solutions/02_blelloch
-#include "chained_scan.cuh"     // solutions/06_chained_scan
-#include "decoupled_lookback.cuh"  // solutions/07_decoupled_lookback
-#include "hillis_steele.cuh"    // solutions/01_hillis_steele
-#include "multi_block_scan.cuh"  // solutions/05_multi_block
+#include "bank_conflicts_dispatch.cuh"  // chapters/ and solutions/03_bank_conflicts
+#include "blelloch_dispatch.cuh"  // chapters/ and solutions/02_blelloch
+#include "chained_scan_dispatch.cuh"  // chapters/ and solutions/06_chained_scan
+#include "decoupled_lookback_dispatch.cuh"  // chapters/ and solutions/07_decoupled_lookback
+#include "hillis_steele_dispatch.cuh"  // chapters/ and solutions/01_hillis_steele
+#include "multi_block_scan_dispatch.cuh"  // chapters/ and solutions/05_multi_block
 #include "registry.hpp"
-#include "sequential_scan.cuh"  // solutions/00_sequential
-#include "warp_and_registers.cuh"  // solutions/04_warp_and_registers
+#include "sequential_scan_dispatch.cuh"  // chapters/ and solutions/00_sequential
+#include "warp_and_registers_dispatch.cuh"  // chapters/ and solutions/04_warp_and_registers
 
 namespace scanlab::bench {
 namespace {

@@ -27,7 +27,7 @@
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "sequential_scan.cuh"
+#include "sequential_scan_dispatch.cuh"
 
 namespace {
 

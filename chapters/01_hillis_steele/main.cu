@@ -35,7 +35,7 @@
 #include <scanlab_emu/options.hpp>
 #endif
 
-#include "hillis_steele.cuh"
+#include "hillis_steele_dispatch.cuh"
 
 namespace {
 

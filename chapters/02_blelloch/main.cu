@@ -40,7 +40,7 @@
 #include <scanlab/trace_writer.hpp>
 #include <scanlab/verify.hpp>
 
-#include "blelloch.cuh"
+#include "blelloch_dispatch.cuh"
 
 namespace {
 

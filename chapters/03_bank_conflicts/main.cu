@@ -51,7 +51,7 @@
 #include <scanlab_emu/options.hpp>
 #endif
 
-#include "bank_conflicts.cuh"
+#include "bank_conflicts_dispatch.cuh"
 
 namespace {
 

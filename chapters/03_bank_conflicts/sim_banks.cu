@@ -1,8 +1,9 @@
 // One block scans 2048 int32 with chapter 02's kernel, then with chapter 03's kernel in chapter 02's
 // layout and in the padded layout, so that the emulator's bank report shows all three (the first two
 // must agree; the per-level table is in the chapter's driver):
-//   ./lab sim --banks chapters/03_bank_conflicts/sim_banks.cu
-// It includes the reference solution; point the include at exercises/ to look at your own kernel.
+//   cmake --build --preset cpu --target sim_banks_emu && SCANLAB_EMU_BANKS=1 build/cpu/bin/emu/sim_banks
+// It is built against the reference solution (visualizer/CMakeLists.txt: the include path picks
+// solutions/ for blelloch.cuh and bank_conflicts.cuh); put exercises/ there to look at your own.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -11,8 +12,8 @@
 
 #include <scanlab/monoid.hpp>
 
-#include "../../solutions/02_blelloch/blelloch.cuh"
-#include "../../solutions/03_bank_conflicts/bank_conflicts.cuh"
+#include "bank_conflicts_dispatch.cuh"
+#include "blelloch_dispatch.cuh"
 
 // Chapter 02's kernel, or chapter 03's under a layout.
 struct Chapter02 {

@@ -2,8 +2,9 @@
 // thread with 16-byte loads, each scanning independent tiles.
 //
 // Generates a random input, runs one scan of warp_and_registers.cuh (the exercise's or the
-// solution's, whichever this program was built against) into a poisoned output, checks every tile
-// with scanlab's oracle and, on a GPU, times it. Exit code 0 only when verified.
+// solution's, whichever this program was built against; launched by the given
+// warp_and_registers_dispatch.cuh) into a poisoned output, checks every tile with scanlab's oracle
+// and, on a GPU, times it. Exit code 0 only when verified.
 //
 //   ch04_warp_and_registers_solution                       2^20 int32, items, tiles of 4096
 //   ch04_warp_and_registers_solution --variant warp        tiles of 32, one warp each
@@ -30,7 +31,7 @@
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "warp_and_registers.cuh"
+#include "warp_and_registers_dispatch.cuh"
 
 namespace {
 

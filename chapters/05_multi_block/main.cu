@@ -2,8 +2,9 @@
 // scan-then-propagate (recursive over block sums) or reduce-then-scan (reduce, spine, scan).
 //
 // Generates a random input, runs one scan of multi_block_scan.cuh (the exercise's or the
-// solution's, whichever this program was built against) into a poisoned output, checks every
-// element against the sequential definition and, on a GPU, times it. Exit code 0 only when verified.
+// solution's, whichever this program was built against; launched by the given
+// multi_block_scan_dispatch.cuh) into a poisoned output, checks every element against the
+// sequential definition and, on a GPU, times it. Exit code 0 only when verified.
 //
 //   ch05_multi_block_solution                                   1000003 int32, reduce-then-scan
 //   ch05_multi_block_solution --algorithm scan-then-propagate --n 4194305 --exclusive
@@ -38,7 +39,7 @@
 #include <scanlab/trace_writer.hpp>
 #include <scanlab/verify.hpp>
 
-#include "multi_block_scan.cuh"
+#include "multi_block_scan_dispatch.cuh"
 
 namespace {
 

@@ -30,7 +30,7 @@
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "chained_scan.cuh"
+#include "chained_scan_dispatch.cuh"
 
 namespace {
 

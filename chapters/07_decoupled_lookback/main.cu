@@ -43,7 +43,7 @@
 #include <scanlab_emu/options.hpp>
 #endif
 
-#include "decoupled_lookback.cuh"
+#include "decoupled_lookback_dispatch.cuh"
 
 namespace {
 

@@ -33,8 +33,8 @@
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "stream_compaction.cuh"
-#include "stream_compaction_single_pass.cuh"
+#include "stream_compaction_dispatch.cuh"
+#include "stream_compaction_single_pass_dispatch.cuh"
 
 namespace {
 
@@ -171,7 +171,7 @@ int run(const Config& cfg) {
                            {"variant", cfg.single_pass ? (cfg.in_place ? "single-pass in-place" : "single-pass")
                                                        : (cfg.partition ? "partition" : "select")}};
   bool ok = true;
-  const ch08::GreaterThan<T> pred{static_cast<T>(cfg.threshold)};
+  const ch08::GreaterThan<T> pred{scanlab::option_value_as<T>("--threshold", cfg.threshold)};
   if (!cfg.skip_examples) {
     std::cout << "The compaction article's example, keeping x > 0:\n";
     const std::vector<T> example = {1, 0, 0, 0, 4, 3, 2, 0, 6, 8, 9, 0};

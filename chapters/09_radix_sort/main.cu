@@ -31,7 +31,7 @@
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "radix_sort.cuh"
+#include "radix_sort_dispatch.cuh"
 
 namespace {
 

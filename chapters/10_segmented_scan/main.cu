@@ -39,7 +39,7 @@
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "segmented_scan.cuh"
+#include "segmented_scan_dispatch.cuh"
 
 namespace {
 
@@ -174,9 +174,9 @@ Image read_pgm(const std::string& path) {
   };
   if (token() != "P5") throw std::runtime_error("'" + path + "' is not a binary PGM (P5) file");
   Image img;
-  img.width = std::stoi(token());
-  img.height = std::stoi(token());
-  if (std::stoi(token()) != 255) throw std::runtime_error("'" + path + "': only maxval 255 is supported");
+  img.width = scanlab::parse_whole_number<int>(token(), "'" + path + "': the PGM width");
+  img.height = scanlab::parse_whole_number<int>(token(), "'" + path + "': the PGM height");
+  if (scanlab::parse_whole_number<int>(token(), "'" + path + "': the PGM maxval") != 255) throw std::runtime_error("'" + path + "': only maxval 255 is supported");
   f.get();
   if (img.width <= 0 || img.height <= 0) throw std::runtime_error("'" + path + "': bad size");
   img.pixels.resize(static_cast<std::size_t>(img.width) * img.height);
@@ -313,7 +313,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-radius", cfg.max_radius, "box radius at the top and bottom edges")
       ->check(CLI::Range(0, 1000))
       ->capture_default_str();
-  app.add_option("--focus-row", cfg.focus_row, "the sharp row (default: the middle)");
+  app.add_option("--focus-row", cfg.focus_row, "the sharp row (default: the middle)")->check(CLI::NonNegativeNumber);
   app.add_flag("--no-image", cfg.skip_image, "skip the summed-area table and the image");
   scanlab::run_cli(app, argc, argv);
   return scanlab::run_reporting_errors(app, [&] {

@@ -15,37 +15,20 @@
 // Op is a monoid from <scanlab/monoid.hpp> and need not be commutative: the left subtree's value is
 // always the LEFT operand, and in the down-sweep the prefix coming from above is the left operand.
 //
-// Tracing: a traced build (-DSCANLAB_TRACE, see <scanlab/trace.hpp>) records the shared array after
-// the load, after every up-sweep level, after the root is cleared and after every down-sweep level.
-// In every other build the SCANLAB_TRACE_* lines are empty.
+// Tracing: a traced build (-DSCANLAB_TRACE, see <scanlab/trace.hpp>) records the shared array
+// wherever a SCANLAB_TRACE_* line stands. In every other build those lines are empty.
+//
+// This file holds the code you write. The launch wrappers (tile size, threads, shared memory,
+// argument checks) are given in chapters/02_blelloch/blelloch_dispatch.cuh.
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 
 #include <cuda_runtime.h>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/nvtx.hpp>
 #include <scanlab/trace.hpp>
 
 namespace ch02 {
-
-// At most 1024 threads in a block, two elements each.
-constexpr int kMaxBlockThreads = 1024;
-constexpr int kMaxBlockScan = 2 * kMaxBlockThreads;
-
-// The tree needs a power-of-two tile. n elements are scanned in the tile of the next power of two
-// >= n (at least 2: one thread, two elements); slots n .. m-1 hold the identity, which changes no
-// prefix of the first n elements, and nothing from them is stored.
-constexpr int blelloch_tile_for(int n) {
-  int m = 2;
-  while (m < n) m *= 2;
-  return m;
-}
-
-constexpr bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 // ---------------------------------------------------------------------------------------------
 // Device building block
@@ -55,26 +38,16 @@ constexpr bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 // temp[i] = temp[0] op ... op temp[i-1] (the identity for i = 0). Every thread of the block must
 // call it; the caller's writes to temp must be complete (this function starts with a barrier at
 // each level) and it ends with a barrier, so the caller may read any slot afterwards.
-//
-// Level with `stride` s: active thread t combines the two children of its node, whose subtrees end
-// at left = s(2t+1) - 1 and right = s(2t+2) - 1. Half as many threads work at each level up, twice
-// as many at each level down.
 // --8<-- [start:block_shared]
 template <class T, class Op>
 __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog log) {
   // BEGIN TODO
-  // TODO(student): the up-sweep and the down-sweep, in place in temp[0, m), m = 2 * blockDim.x.
-  //   Up-sweep: stride = 1; for active = m/2, m/4, ..., 1: __syncthreads(); thread t < active sets
-  //     temp[right] = op(temp[left], temp[right]) with left = stride*(2t+1) - 1 and
-  //     right = stride*(2t+2) - 1; then stride *= 2.
-  //   Thread 0 sets the root temp[m-1] to Op::identity().
-  //   Down-sweep: for active = 1, 2, ..., m/2: stride /= 2; __syncthreads(); thread t < active saves
-  //     temp[left], copies temp[right] into temp[left], and sets temp[right] = op(temp[right], saved)
-  //     (the prefix from above is the LEFT operand).
-  //   End with __syncthreads(). Every thread must reach every barrier.
-  //   Optional, for `lab viz`: SCANLAB_TRACE_BLOCK_ARRAY(log, "up", level, temp, m) after each up
-  //   level, (log, "clear", levels, temp, m) after the root, (log, "down", step, temp, m) after each
-  //   down level. They are empty unless the build is traced.
+  // TODO(student): the up-sweep, the root cleared to Op::identity(), and the down-sweep, in place
+  //   in temp[0, m), as described at the top of this file. Levels are separated by barriers that
+  //   every thread of the block reaches; the last barrier comes after the last level.
+  //   Optional, for `lab viz`: SCANLAB_TRACE_BLOCK_ARRAY(log, "up", level, temp, m) after each
+  //   up-sweep level, (log, "clear", k, temp, m) after the root, (log, "down", step, temp, m) after
+  //   each down-sweep level.
   (void)temp;
   (void)op;
   (void)log;
@@ -87,9 +60,8 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
 // ---------------------------------------------------------------------------------------------
 
 // Block b scans the tile in[b*m, (b+1)*m) with m = 2 * blockDim.x, independently of every other
-// block (one block for a single scan, many for throughput). Thread t loads the two ADJACENT
-// elements 2t and 2t+1 (the identity past n), keeps them in registers for the inclusive form
-// (prefix op own element), and stores the results it owns that are below n.
+// block (one block for a single scan, many for throughput). Thread t owns the two ADJACENT
+// elements 2t and 2t+1 of the tile; the identity fills the tile past n.
 // --8<-- [start:tiles_kernel]
 template <class T, class Op>
 __global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, bool inclusive, Op op,
@@ -97,10 +69,11 @@ __global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, b
   extern __shared__ unsigned char ch02_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch02_shared_bytes);
   // BEGIN TODO
-  // TODO(student): thread t loads in[base + 2t] and in[base + 2t + 1] (base = blockIdx.x * m,
-  //   m = 2 * blockDim.x; Op::identity() at or past n) into temp[2t] and temp[2t + 1], calls
-  //   blelloch_exclusive_scan_shared(temp, op, log), and stores, for each of its two elements below
-  //   n, temp[i] (exclusive) or op(temp[i], x_i) (inclusive: prefix, then its own element).
+  // TODO(student): for every element i of this block's tile that is below n, out[i] = the
+  //   exclusive prefix of in[i] within the tile, or with inclusive, that prefix op in[i]. Use
+  //   blelloch_exclusive_scan_shared on temp (m values), called by every thread. Nothing at or
+  //   past n is read from in or written to out. Optional, for `lab viz`:
+  //   SCANLAB_TRACE_BLOCK_ARRAY(log, "input", 0, temp, m) once temp holds the tile.
   (void)temp;
   (void)in;
   (void)out;
@@ -111,84 +84,5 @@ __global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, b
   // END TODO
 }
 // --8<-- [end:tiles_kernel]
-
-// ---------------------------------------------------------------------------------------------
-// Launch wrappers (host). Device pointers; the launch is checked, kernel faults surface at the
-// caller's next synchronisation. `log` is used by traced builds only (default: record nothing).
-// ---------------------------------------------------------------------------------------------
-
-namespace detail {
-inline void check_block_scan_size(int n, const char* who) {
-  if (n < 0 || n > kMaxBlockScan) {
-    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) + " is outside [0, " +
-                                std::to_string(kMaxBlockScan) +
-                                "]; one block scans at most 2 elements per thread of 1024 "
-                                "(use the tiles form, or chapter 05, for more)");
-  }
-}
-
-inline void check_tile(int tile, const char* who) {
-  if (tile < 2 || tile > kMaxBlockScan || !is_power_of_two(tile)) {
-    throw std::invalid_argument(std::string(who) + ": tile = " + std::to_string(tile) +
-                                " must be a power of two in [2, " + std::to_string(kMaxBlockScan) + "]");
-  }
-}
-
-template <class T, class Op>
-void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, bool inclusive, Op op,
-                  cudaStream_t s, scanlab::TraceLog log) {
-  const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
-  if (tiles > 0x7fffffffu) {
-    throw std::invalid_argument("blelloch scan: n / tile needs more than 2^31 - 1 blocks");
-  }
-  const int threads = tile / 2;
-  blelloch_scan_tiles_kernel<T, Op><<<static_cast<unsigned>(tiles), threads,
-                                      static_cast<std::size_t>(tile) * sizeof(T), s>>>(
-      d_in, d_out, n, inclusive, op, log);
-  SCANLAB_CHECK_LAUNCH();
-}
-}  // namespace detail
-
-// One block scans d_in[0, n), n <= 2048, in a tile of blelloch_tile_for(n) elements.
-// --8<-- [start:block_launch]
-template <class T, class Op>
-void blelloch_exclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0,
-                                   scanlab::TraceLog log = {}) {
-  detail::check_block_scan_size(n, "blelloch_exclusive_scan_block");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch02::blelloch_exclusive_scan_block");
-  detail::launch_tiles(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), false, op, s, log);
-}
-// --8<-- [end:block_launch]
-
-template <class T, class Op>
-void blelloch_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0,
-                                   scanlab::TraceLog log = {}) {
-  detail::check_block_scan_size(n, "blelloch_inclusive_scan_block");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch02::blelloch_inclusive_scan_block");
-  detail::launch_tiles(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), true, op, s, log);
-}
-
-// Many independent tiles of `tile` elements (a power of two, 2..2048): block b scans
-// [b*tile, (b+1)*tile) on its own; the last tile may be ragged. A throughput workload, and the
-// per-block phase that chapter 05 completes into a scan of the whole array.
-template <class T, class Op>
-void blelloch_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                   cudaStream_t s = 0) {
-  detail::check_tile(tile, "blelloch_exclusive_scan_tiles");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch02::blelloch_exclusive_scan_tiles");
-  detail::launch_tiles(d_in, d_out, n, tile, false, op, s, scanlab::TraceLog{});
-}
-
-template <class T, class Op>
-void blelloch_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                   cudaStream_t s = 0) {
-  detail::check_tile(tile, "blelloch_inclusive_scan_tiles");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch02::blelloch_inclusive_scan_tiles");
-  detail::launch_tiles(d_in, d_out, n, tile, true, op, s, scanlab::TraceLog{});
-}
 
 }  // namespace ch02

@@ -14,27 +14,26 @@
 // earlier tile has already read its input; and it writes only below its own end, never into a
 // later tile's input. With the three phases there is no such order: the scatter kernel's blocks
 // run in any order, and a tile could overwrite an input an earlier tile has not read yet.
+//
+// Your code is here: the look-back call inside the kernel. The host side (the workspace, the
+// launch, select_if_single_pass and its in-place form) is given in
+// chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
-#include <stdexcept>
-#include <string>
 
 #include <cuda_runtime.h>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/device_buffer.hpp>
 #include <scanlab/monoid.hpp>
-#include <scanlab/nvtx.hpp>
+#include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
+#include <scanlab/warp_scan.cuh>
 
-#include "lookback.cuh"           // chapters/08_stream_compaction -> solutions/07_decoupled_lookback
 #include "stream_compaction.cuh"  // the tile shape, scatter_round
 
 namespace ch08 {
 
 // Tiles' kept counts as chapter 07's fused descriptors: {status, count} in one 64-bit word.
-using CountDescriptors = ch07::TileDescriptors<unsigned, ch07::Descriptors::fused>;
+using CountDescriptors = scanlab::single_pass::TileDescriptors<unsigned, scanlab::single_pass::Descriptors::fused>;
 
 // --8<-- [start:single_pass_kernel]
 template <class T, class Pred>
@@ -45,7 +44,7 @@ __global__ void __launch_bounds__(kCompactThreads)
   __shared__ unsigned tile_prefix;
   __shared__ ScatterStorage storage;
   CountDescriptors desc = descriptors;
-  const unsigned tile = ch07::lookback_tile_index(ticket, ch07::TileOrder::ticket, tile_slot);
+  const unsigned tile = scanlab::single_pass::dynamic_tile_index(ticket, scanlab::single_pass::TileOrder::ticket, tile_slot);
   const std::size_t base = static_cast<std::size_t>(tile) * kCompactTile;
 
   // The whole tile into registers, and its count: after this loop the tile never reads `in` again.
@@ -60,11 +59,11 @@ __global__ void __launch_bounds__(kCompactThreads)
   }
 
   // BEGIN TODO
-  // TODO(student): the look-back, with the tile's kept count as its aggregate.
-  //   Warp 0 (all 32 lanes) calls ch07::publish_and_look_back<ch07::Lookback::warp>(desc, tile,
-  //   count, scanlab::Plus<unsigned>{}, ch07::kDefaultPolls): it publishes the count, looks
-  //   back, publishes the inclusive prefix and returns the number of kept elements before this tile.
-  //   Thread 0 puts it in tile_prefix; after a __syncthreads() every thread starts `running` there.
+  // TODO(student): the look-back, with the tile's kept count as its aggregate: every thread must
+  //   leave this region with `running` = the number of kept elements in all tiles before this one.
+  //   Warp 0, all 32 lanes, does the look-back with scanlab::single_pass::publish_and_look_back
+  //   (fused descriptors, Lookback::warp, kDefaultPolls; see scanlab/single_pass/lookback.cuh); the
+  //   other warps learn the result through tile_prefix.
   (void)desc;
   (void)tile_prefix;
   unsigned running = 0;
@@ -77,58 +76,5 @@ __global__ void __launch_bounds__(kCompactThreads)
   }
 }
 // --8<-- [end:single_pass_kernel]
-
-// The ticket and one descriptor word per tile, for up to n elements. Reset before every run (timed
-// with it, as CUB's init kernel is).
-struct SinglePassWorkspace {
-  explicit SinglePassWorkspace(std::size_t n)
-      : capacity(n), storage(2 + compaction_tiles(n)) {}
-  std::size_t capacity;
-  scanlab::DeviceBuffer<unsigned long long> storage;  // [ticket, padding, words...]
-};
-
-namespace detail {
-template <class T, class Pred>
-void select_if_single_pass_impl(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred,
-                                SinglePassWorkspace& ws, cudaStream_t s, const char* who) {
-  if (n > 0xffffffffu || n > ws.capacity) {
-    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) +
-                                " is more than 2^32 - 1 or than the workspace was made for (" +
-                                std::to_string(ws.capacity) + ")");
-  }
-  if (d_num_selected == nullptr) throw std::invalid_argument(std::string(who) + ": d_num_selected is null");
-  if (n == 0) {
-    SCANLAB_CUDA_CHECK(cudaMemsetAsync(d_num_selected, 0, sizeof(unsigned), s));
-    return;
-  }
-  const std::size_t tiles = compaction_tiles(n);
-  SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.storage.data(), 0, (2 + tiles) * sizeof(unsigned long long), s));
-  CountDescriptors desc{};
-  desc.words = ws.storage.data() + 2;
-  unsigned* ticket = reinterpret_cast<unsigned*>(ws.storage.data());
-  select_if_single_pass_kernel<T, Pred><<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(
-      d_in, d_out, n, desc, ticket, d_num_selected, pred);
-  SCANLAB_CHECK_LAUNCH();
-}
-}  // namespace detail
-
-// As select_if, in one kernel. d_num_selected must not be null.
-// --8<-- [start:single_pass_host]
-template <class T, class Pred>
-void select_if_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred,
-                           SinglePassWorkspace& ws, cudaStream_t s = 0) {
-  SCANLAB_NVTX_RANGE("ch08::select_if_single_pass");
-  detail::select_if_single_pass_impl(d_in, d_out, d_num_selected, n, pred, ws, s, "ch08::select_if_single_pass");
-}
-
-// In place: d_data[0, k) becomes the kept elements, in order; d_data[k, n) keeps stale values.
-template <class T, class Pred>
-void select_if_single_pass_in_place(T* d_data, unsigned* d_num_selected, std::size_t n, Pred pred,
-                                    SinglePassWorkspace& ws, cudaStream_t s = 0) {
-  SCANLAB_NVTX_RANGE("ch08::select_if_single_pass_in_place");
-  detail::select_if_single_pass_impl(d_data, d_data, d_num_selected, n, pred, ws, s,
-                                     "ch08::select_if_single_pass_in_place");
-}
-// --8<-- [end:single_pass_host]
 
 }  // namespace ch08

@@ -13,28 +13,20 @@
 // scan every row again, transpose back. Scanning all rows of a row-major image at once is itself a
 // segmented scan, with a head at the start of every row. A box filter then reads four corners of
 // the table per pixel, whatever the box's size, so the size can change from pixel to pixel.
+//
+// Your code is here: the lifted operator, the store of the exclusive scan and the box filter. The
+// scans that use them (on scanlab/device_scan.cuh), the head-flag rules, the transpose, the table
+// and the host functions are given in chapters/10_segmented_scan/segmented_scan_dispatch.cuh.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
-#include <string>
 
 #include <cuda_runtime.h>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/device_buffer.hpp>
 #include <scanlab/hd.hpp>
-#include <scanlab/monoid.hpp>
-#include <scanlab/nvtx.hpp>
-
-#include "scan_primitives.cuh"  // chapters/08_stream_compaction (via chapters/10_segmented_scan): given scans
 
 namespace ch10 {
-
-// ---------------------------------------------------------------------------------------------
-// The lifted operator
-// ---------------------------------------------------------------------------------------------
 
 // One element of the lifted scan: a value and whether it starts a segment (0 or 1). After the
 // scan, head says whether a segment starts anywhere in the range the pair summarises.
@@ -43,11 +35,6 @@ struct Flagged {
   T value;
   unsigned head;
 };
-
-template <class T>
-SCANLAB_HD_INLINE bool operator==(const Flagged<T>& a, const Flagged<T>& b) {
-  return a.value == b.value && a.head == b.head;
-}
 
 // The segmented version of the monoid Op, itself a monoid over Flagged<T> (not commutative, even
 // when Op is). Identity: (Op's identity, no head).
@@ -59,10 +46,8 @@ struct Segmented {
   SCANLAB_HD static Flagged<T> identity() { return Flagged<T>{Op::identity(), 0u}; }
   SCANLAB_HD Flagged<T> operator()(Flagged<T> a, Flagged<T> b) const {
     // BEGIN TODO
-    // TODO(student): combine the pair a (the range on the left) with the pair b (on its right).
-    //   If b's range contains a head, the segment that ends the combined range starts inside b:
-    //   the value is b.value alone. Otherwise it is Op{}(a.value, b.value), a on the LEFT.
-    //   The combined range contains a head when either part does.
+    // TODO(student): the pair that summarises a's range (on the left) followed by b's range, by the
+    //   lifted operator above. Op{} combines values, a's on the LEFT.
     (void)b;
     return a;
     // END TODO
@@ -70,38 +55,9 @@ struct Segmented {
 };
 // --8<-- [end:segmented_op]
 
-// ---------------------------------------------------------------------------------------------
-// Where the head flags come from, and how the scan reads and writes
-// ---------------------------------------------------------------------------------------------
-
-// Head flags from an array (non-zero: a segment starts there). Element 0 always starts one.
-struct HeadFlagArray {
-  const std::uint8_t* flags;
-  __device__ unsigned operator()(std::size_t i) const { return flags[i] != 0 ? 1u : 0u; }
-};
-
-// A head at every multiple of `width`: the rows of a row-major width x height image.
-struct RowHeads {
-  std::size_t width;
-  __device__ unsigned operator()(std::size_t i) const { return i % width == 0 ? 1u : 0u; }
-};
-
-template <class T, class Heads>
-struct FlaggedLoad {
-  const T* values;
-  Heads heads;
-  __device__ Flagged<T> operator()(std::size_t i) const { return Flagged<T>{values[i], heads(i)}; }
-};
-
-// Inclusive: the value part of the lifted prefix is the segment's prefix through i.
-template <class T>
-struct InclusiveValueStore {
-  T* out;
-  __device__ void operator()(std::size_t i, Flagged<T> p) const { out[i] = p.value; }
-};
-
-// Exclusive: the lifted exclusive prefix covers 0..i-1; at a head the segment's exclusive prefix
-// is the identity instead (what came before belongs to another segment).
+// The store of the segmented EXCLUSIVE scan: the scan calls it with p = the lifted exclusive prefix
+// of element i (elements 0 .. i-1 combined) and it writes out[i]. Heads is a functor: heads(i) is
+// non-zero when a segment starts at element i (element 0 always starts one).
 // --8<-- [start:exclusive_store]
 template <class T, class Op, class Heads>
 struct ExclusiveValueStore {
@@ -109,191 +65,14 @@ struct ExclusiveValueStore {
   Heads heads;
   __device__ void operator()(std::size_t i, Flagged<T> p) const {
     // BEGIN TODO
-    // TODO(student): p is the lifted EXCLUSIVE prefix of element i (elements 0 .. i-1 combined).
-    //   At i == 0 or a head (heads(i) != 0) the segment starts here: store Op::identity().
-    //   Anywhere else the value part of p is the segment's exclusive prefix: store p.value.
+    // TODO(student): out[i] = the exclusive prefix of element i within its segment: the identity of
+    //   Op where a segment starts at i, else what p says of the elements before i.
     (void)p;
     (void)i;
     // END TODO
   }
 };
 // --8<-- [end:exclusive_store]
-
-// ---------------------------------------------------------------------------------------------
-// Segmented scans (host)
-// ---------------------------------------------------------------------------------------------
-
-// Scratch for segmented scans of up to n elements of T.
-template <class T>
-struct SegmentedScanWorkspace {
-  explicit SegmentedScanWorkspace(std::size_t n)
-      : capacity(n), partials(apps::device_scan_tiles<Flagged<T>>(n) + 1) {}
-  std::size_t capacity;
-  scanlab::DeviceBuffer<Flagged<T>> partials;
-};
-
-namespace detail {
-template <class T>
-void check_segmented_size(std::size_t n, const SegmentedScanWorkspace<T>& ws, const char* who) {
-  if (n > ws.capacity) {
-    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) +
-                                " is more than the workspace was made for (" + std::to_string(ws.capacity) + ")");
-  }
-}
-}  // namespace detail
-
-// out[i] = in[s] op ... op in[i], where s is the last head at or before i (or 0). Any Heads
-// functor: HeadFlagArray, RowHeads, ... In place (d_in == d_out) is allowed.
-// --8<-- [start:segmented_host]
-template <class T, class Op, class Heads>
-void segmented_inclusive_scan(const T* d_in, Heads heads, T* d_out, std::size_t n, Op op,
-                              SegmentedScanWorkspace<T>& ws, cudaStream_t s = 0) {
-  detail::check_segmented_size(n, ws, "ch10::segmented_inclusive_scan");
-  (void)op;
-  SCANLAB_NVTX_RANGE("ch10::segmented_inclusive_scan");
-  apps::device_scan<Flagged<T>>(FlaggedLoad<T, Heads>{d_in, heads}, InclusiveValueStore<T>{d_out}, n,
-                                ws.partials.data(), Segmented<Op>{}, /*inclusive=*/true, s);
-}
-// --8<-- [end:segmented_host]
-
-// out[i] = in[s] op ... op in[i - 1] (the identity at a head).
-template <class T, class Op, class Heads>
-void segmented_exclusive_scan(const T* d_in, Heads heads, T* d_out, std::size_t n, Op op,
-                              SegmentedScanWorkspace<T>& ws, cudaStream_t s = 0) {
-  detail::check_segmented_size(n, ws, "ch10::segmented_exclusive_scan");
-  (void)op;
-  SCANLAB_NVTX_RANGE("ch10::segmented_exclusive_scan");
-  apps::device_scan<Flagged<T>>(FlaggedLoad<T, Heads>{d_in, heads}, ExclusiveValueStore<T, Op, Heads>{d_out, heads},
-                                n, ws.partials.data(), Segmented<Op>{}, /*inclusive=*/false, s);
-}
-
-// Conveniences with their own workspace and head-flag array.
-template <class T, class Op>
-void segmented_inclusive_scan(const T* d_in, const std::uint8_t* d_heads, T* d_out, std::size_t n, Op op) {
-  SegmentedScanWorkspace<T> ws(n);
-  segmented_inclusive_scan(d_in, HeadFlagArray{d_heads}, d_out, n, op, ws);
-  SCANLAB_CHECK_SYNC();
-}
-
-template <class T, class Op>
-void segmented_exclusive_scan(const T* d_in, const std::uint8_t* d_heads, T* d_out, std::size_t n, Op op) {
-  SegmentedScanWorkspace<T> ws(n);
-  segmented_exclusive_scan(d_in, HeadFlagArray{d_heads}, d_out, n, op, ws);
-  SCANLAB_CHECK_SYNC();
-}
-
-// ---------------------------------------------------------------------------------------------
-// DELIBERATELY INCOMPLETE: the segmented scan inside each warp only, as the scan article has it.
-// Right for segments that stay inside one warp of 32 elements; a segment that crosses a warp
-// boundary restarts at it. Kept for the driver's --warp-only demonstration.
-// ---------------------------------------------------------------------------------------------
-template <class T, class Op>
-__global__ void segmented_inclusive_scan_warp_only_kernel(const T* in, const std::uint8_t* heads, T* out,
-                                                          std::size_t n) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  Flagged<T> x{i < n ? in[i] : Op::identity(), i < n ? (heads[i] != 0 ? 1u : 0u) : 0u};
-  x = scanlab::warp_inclusive_scan(x, Segmented<Op>{});
-  if (i < n) out[i] = x.value;
-}
-
-template <class T, class Op>
-void segmented_inclusive_scan_warp_only(const T* d_in, const std::uint8_t* d_heads, T* d_out, std::size_t n, Op) {
-  if (n == 0) return;
-  segmented_inclusive_scan_warp_only_kernel<T, Op><<<static_cast<unsigned>((n + 255) / 256), 256>>>(d_in, d_heads,
-                                                                                                   d_out, n);
-  SCANLAB_CHECK_LAUNCH();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Summed-area tables
-// ---------------------------------------------------------------------------------------------
-
-constexpr int kTransposeTile = 32;
-constexpr int kTransposeRows = 8;  // a 32 x 8 block moves a 32 x 32 tile, 4 elements per thread
-
-// out (width x height, row-major) = the transpose of in (height x width). Through a shared tile
-// with one column of padding, so that reading a column of the tile hits 32 different banks
-// (chapter 03), and both the global loads and the global stores are coalesced.
-// --8<-- [start:transpose]
-template <class T>
-__global__ void transpose_kernel(const T* in, T* out, int width, int height) {
-  __shared__ T tile[kTransposeTile][kTransposeTile + 1];
-  const int x = static_cast<int>(blockIdx.x) * kTransposeTile + static_cast<int>(threadIdx.x);
-  const int y0 = static_cast<int>(blockIdx.y) * kTransposeTile;
-  for (int dy = static_cast<int>(threadIdx.y); dy < kTransposeTile; dy += kTransposeRows) {
-    const int y = y0 + dy;
-    if (x < width && y < height) tile[dy][threadIdx.x] = in[static_cast<std::size_t>(y) * width + x];
-  }
-  __syncthreads();
-  // Output row = input column: block (bx, by) writes rows bx*32.. of out, columns by*32.. .
-  const int ox = y0 + static_cast<int>(threadIdx.x);  // column in out = row in in
-  for (int dy = static_cast<int>(threadIdx.y); dy < kTransposeTile; dy += kTransposeRows) {
-    const int oy = static_cast<int>(blockIdx.x) * kTransposeTile + dy;  // row in out = column in in
-    if (ox < height && oy < width) out[static_cast<std::size_t>(oy) * height + ox] = tile[threadIdx.x][dy];
-  }
-}
-// --8<-- [end:transpose]
-
-template <class T>
-void transpose(const T* d_in, T* d_out, int width, int height, cudaStream_t s = 0) {
-  const dim3 block(kTransposeTile, kTransposeRows);
-  const dim3 grid(static_cast<unsigned>((width + kTransposeTile - 1) / kTransposeTile),
-                  static_cast<unsigned>((height + kTransposeTile - 1) / kTransposeTile));
-  transpose_kernel<T><<<grid, block, 0, s>>>(d_in, d_out, width, height);
-  SCANLAB_CHECK_LAUNCH();
-}
-
-// Scratch for the table of a width x height image: one image-sized buffer and the scan's.
-template <class T>
-struct SatWorkspace {
-  SatWorkspace(int width, int height)
-      : pixels(static_cast<std::size_t>(width) * static_cast<std::size_t>(height)),
-        tmp(pixels),
-        scan(pixels) {}
-  std::size_t pixels;
-  scanlab::DeviceBuffer<T> tmp;
-  SegmentedScanWorkspace<T> scan;
-};
-
-// sat[y][x] = sum of image[0..y][0..x] (row-major, width x height; sums in T, which must hold the
-// whole image's sum: uint32 for 8-bit images up to 2^24 pixels). d_sat may not be d_image.
-// --8<-- [start:sat]
-template <class T>
-void summed_area_table(const T* d_image, T* d_sat, int width, int height, SatWorkspace<T>& ws, cudaStream_t s = 0) {
-  if (width <= 0 || height <= 0) throw std::invalid_argument("ch10::summed_area_table: empty image");
-  const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
-  if (pixels > ws.pixels) throw std::invalid_argument("ch10::summed_area_table: image larger than the workspace");
-  SCANLAB_NVTX_RANGE("ch10::summed_area_table");
-  const scanlab::Plus<T> plus;
-  // 1. every row: a segmented scan with a head at each row start
-  segmented_inclusive_scan(d_image, RowHeads{static_cast<std::size_t>(width)}, d_sat, pixels, plus, ws.scan, s);
-  // 2. columns become rows
-  transpose(d_sat, ws.tmp.data(), width, height, s);
-  // 3. every row of the transpose (every column of the image)
-  segmented_inclusive_scan(ws.tmp.data(), RowHeads{static_cast<std::size_t>(height)}, ws.tmp.data(), pixels, plus,
-                           ws.scan, s);
-  // 4. back to the image's layout
-  transpose(ws.tmp.data(), d_sat, height, width, s);
-}
-// --8<-- [end:sat]
-
-// ---------------------------------------------------------------------------------------------
-// A variable-width box filter from the table
-// ---------------------------------------------------------------------------------------------
-
-// The radius grows with the distance from a sharp focus row: 0 there, max_radius at the top and
-// bottom edges (a "tilt-shift" blur).
-struct TiltShiftRadius {
-  int focus_row;
-  int max_radius;
-  int height;
-  SCANLAB_HD int operator()(int x, int y) const {
-    (void)x;
-    const int d = y > focus_row ? y - focus_row : focus_row - y;
-    const int span = focus_row > height - 1 - focus_row ? focus_row : height - 1 - focus_row;
-    return span == 0 ? 0 : (max_radius * d + span / 2) / span;
-  }
-};
 
 // out[y][x] = the rounded mean of the image over the box [x - r, x + r] x [y - r, y + r] clipped to
 // the image, r = radius(x, y). With S the table and S(-1, .) = S(., -1) = 0, the box
@@ -313,9 +92,8 @@ __global__ void box_filter_kernel(const T* sat, std::uint8_t* out, int width, in
     return (cx < 0 || cy < 0) ? T(0) : sat[static_cast<std::size_t>(cy) * width + cx];
   };
   // BEGIN TODO
-  // TODO(student): the box's sum from four corners of the table, and the rounded mean.
-  //   sum = S(x1, y1) - S(x0, y1) - S(x1, y0) + S(x0, y0); the box has (x1 - x0) * (y1 - y0)
-  //   pixels; out[y * width + x] = (sum + count / 2) / count as a uint8_t.
+  // TODO(student): out[y * width + x] = the box's mean, rounded to nearest, as a uint8_t. The box
+  //   is [x0 + 1, x1] x [y0 + 1, y1]; S reads the table (0 left of or above the image).
   (void)out;
   (void)S;
   (void)x0;
@@ -325,14 +103,5 @@ __global__ void box_filter_kernel(const T* sat, std::uint8_t* out, int width, in
   // END TODO
 }
 // --8<-- [end:box_filter]
-
-template <class T, class Radius>
-void box_filter(const T* d_sat, std::uint8_t* d_out, int width, int height, Radius radius, cudaStream_t s = 0) {
-  SCANLAB_NVTX_RANGE("ch10::box_filter");
-  const dim3 block(32, 8);
-  const dim3 grid(static_cast<unsigned>((width + 31) / 32), static_cast<unsigned>((height + 7) / 8));
-  box_filter_kernel<T, Radius><<<grid, block, 0, s>>>(d_sat, d_out, width, height, radius);
-  SCANLAB_CHECK_LAUNCH();
-}
 
 }  // namespace ch10

@@ -9,14 +9,14 @@
 //
 // Op is a monoid from <scanlab/monoid.hpp>: `static T identity()` and `T operator()(T, T) const`.
 // The operator need not be commutative, so the running prefix is always the LEFT operand.
+//
+// This file holds the code you write. The launch wrappers that run the kernels are given in
+// chapters/00_sequential/sequential_scan_dispatch.cuh.
 #pragma once
 
 #include <cstddef>
 
 #include <cuda_runtime.h>
-
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/nvtx.hpp>
 
 namespace ch00 {
 
@@ -24,9 +24,9 @@ namespace ch00 {
 // Host
 // ---------------------------------------------------------------------------------------------
 
-// out[i] = in[0] op in[1] op ... op in[i]. Safe in place (in == out): in[i] is read before out[i]
-// is written, and nothing before i is read again.
 // --8<-- [start:host_inclusive]
+// out[i] = in[0] op in[1] op ... op in[i] for every i < n, in one pass over the array. Safe in
+// place (in == out); n may be 0.
 template <class T, class Op>
 void sequential_inclusive_scan(const T* in, T* out, std::size_t n, Op op) {
   // BEGIN TODO
@@ -41,9 +41,9 @@ void sequential_inclusive_scan(const T* in, T* out, std::size_t n, Op op) {
 }
 // --8<-- [end:host_inclusive]
 
-// out[0] = identity, out[i] = in[0] op ... op in[i-1]. Safe in place: in[i] is copied to a local
-// before out[i] (the same element when in == out) is overwritten with the prefix before it.
 // --8<-- [start:host_exclusive]
+// out[0] = Op::identity(), out[i] = in[0] op ... op in[i-1] for 0 < i < n, in one pass. Safe in
+// place (in == out; the grader scans in place); n may be 0.
 template <class T, class Op>
 void sequential_exclusive_scan(const T* in, T* out, std::size_t n, Op op) {
   // BEGIN TODO
@@ -91,25 +91,5 @@ __global__ void one_thread_exclusive_scan_kernel(const T* in, T* out, std::size_
   // END TODO
 }
 // --8<-- [end:one_thread_kernels]
-
-// Launch wrappers: one block of one thread. d_in and d_out are device pointers and may be equal.
-// The launch is checked; errors inside the kernel surface at the caller's next synchronisation.
-// --8<-- [start:one_thread_launch]
-template <class T, class Op>
-void one_thread_inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, cudaStream_t s = 0) {
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch00::one_thread_inclusive_scan");
-  one_thread_inclusive_scan_kernel<T, Op><<<1, 1, 0, s>>>(d_in, d_out, n, op);
-  SCANLAB_CHECK_LAUNCH();
-}
-// --8<-- [end:one_thread_launch]
-
-template <class T, class Op>
-void one_thread_exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, cudaStream_t s = 0) {
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch00::one_thread_exclusive_scan");
-  one_thread_exclusive_scan_kernel<T, Op><<<1, 1, 0, s>>>(d_in, d_out, n, op);
-  SCANLAB_CHECK_LAUNCH();
-}
 
 }  // namespace ch00

@@ -15,37 +15,20 @@
 // Op is a monoid from <scanlab/monoid.hpp> and need not be commutative: the left subtree's value is
 // always the LEFT operand, and in the down-sweep the prefix coming from above is the left operand.
 //
-// Tracing: a traced build (-DSCANLAB_TRACE, see <scanlab/trace.hpp>) records the shared array after
-// the load, after every up-sweep level, after the root is cleared and after every down-sweep level.
-// In every other build the SCANLAB_TRACE_* lines are empty.
+// Tracing: a traced build (-DSCANLAB_TRACE, see <scanlab/trace.hpp>) records the shared array
+// wherever a SCANLAB_TRACE_* line stands. In every other build those lines are empty.
+//
+// This file holds the code you write. The launch wrappers (tile size, threads, shared memory,
+// argument checks) are given in chapters/02_blelloch/blelloch_dispatch.cuh.
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 
 #include <cuda_runtime.h>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/nvtx.hpp>
 #include <scanlab/trace.hpp>
 
 namespace ch02 {
-
-// At most 1024 threads in a block, two elements each.
-constexpr int kMaxBlockThreads = 1024;
-constexpr int kMaxBlockScan = 2 * kMaxBlockThreads;
-
-// The tree needs a power-of-two tile. n elements are scanned in the tile of the next power of two
-// >= n (at least 2: one thread, two elements); slots n .. m-1 hold the identity, which changes no
-// prefix of the first n elements, and nothing from them is stored.
-constexpr int blelloch_tile_for(int n) {
-  int m = 2;
-  while (m < n) m *= 2;
-  return m;
-}
-
-constexpr bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 // ---------------------------------------------------------------------------------------------
 // Device building block
@@ -55,10 +38,6 @@ constexpr bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 // temp[i] = temp[0] op ... op temp[i-1] (the identity for i = 0). Every thread of the block must
 // call it; the caller's writes to temp must be complete (this function starts with a barrier at
 // each level) and it ends with a barrier, so the caller may read any slot afterwards.
-//
-// Level with `stride` s: active thread t combines the two children of its node, whose subtrees end
-// at left = s(2t+1) - 1 and right = s(2t+2) - 1. Half as many threads work at each level up, twice
-// as many at each level down.
 // --8<-- [start:block_shared]
 template <class T, class Op>
 __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog log) {
@@ -111,9 +90,8 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
 // ---------------------------------------------------------------------------------------------
 
 // Block b scans the tile in[b*m, (b+1)*m) with m = 2 * blockDim.x, independently of every other
-// block (one block for a single scan, many for throughput). Thread t loads the two ADJACENT
-// elements 2t and 2t+1 (the identity past n), keeps them in registers for the inclusive form
-// (prefix op own element), and stores the results it owns that are below n.
+// block (one block for a single scan, many for throughput). Thread t owns the two ADJACENT
+// elements 2t and 2t+1 of the tile; the identity fills the tile past n.
 // --8<-- [start:tiles_kernel]
 template <class T, class Op>
 __global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, bool inclusive, Op op,
@@ -139,84 +117,5 @@ __global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, b
   // END TODO
 }
 // --8<-- [end:tiles_kernel]
-
-// ---------------------------------------------------------------------------------------------
-// Launch wrappers (host). Device pointers; the launch is checked, kernel faults surface at the
-// caller's next synchronisation. `log` is used by traced builds only (default: record nothing).
-// ---------------------------------------------------------------------------------------------
-
-namespace detail {
-inline void check_block_scan_size(int n, const char* who) {
-  if (n < 0 || n > kMaxBlockScan) {
-    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) + " is outside [0, " +
-                                std::to_string(kMaxBlockScan) +
-                                "]; one block scans at most 2 elements per thread of 1024 "
-                                "(use the tiles form, or chapter 05, for more)");
-  }
-}
-
-inline void check_tile(int tile, const char* who) {
-  if (tile < 2 || tile > kMaxBlockScan || !is_power_of_two(tile)) {
-    throw std::invalid_argument(std::string(who) + ": tile = " + std::to_string(tile) +
-                                " must be a power of two in [2, " + std::to_string(kMaxBlockScan) + "]");
-  }
-}
-
-template <class T, class Op>
-void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, bool inclusive, Op op,
-                  cudaStream_t s, scanlab::TraceLog log) {
-  const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
-  if (tiles > 0x7fffffffu) {
-    throw std::invalid_argument("blelloch scan: n / tile needs more than 2^31 - 1 blocks");
-  }
-  const int threads = tile / 2;
-  blelloch_scan_tiles_kernel<T, Op><<<static_cast<unsigned>(tiles), threads,
-                                      static_cast<std::size_t>(tile) * sizeof(T), s>>>(
-      d_in, d_out, n, inclusive, op, log);
-  SCANLAB_CHECK_LAUNCH();
-}
-}  // namespace detail
-
-// One block scans d_in[0, n), n <= 2048, in a tile of blelloch_tile_for(n) elements.
-// --8<-- [start:block_launch]
-template <class T, class Op>
-void blelloch_exclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0,
-                                   scanlab::TraceLog log = {}) {
-  detail::check_block_scan_size(n, "blelloch_exclusive_scan_block");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch02::blelloch_exclusive_scan_block");
-  detail::launch_tiles(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), false, op, s, log);
-}
-// --8<-- [end:block_launch]
-
-template <class T, class Op>
-void blelloch_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0,
-                                   scanlab::TraceLog log = {}) {
-  detail::check_block_scan_size(n, "blelloch_inclusive_scan_block");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch02::blelloch_inclusive_scan_block");
-  detail::launch_tiles(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), true, op, s, log);
-}
-
-// Many independent tiles of `tile` elements (a power of two, 2..2048): block b scans
-// [b*tile, (b+1)*tile) on its own; the last tile may be ragged. A throughput workload, and the
-// per-block phase that chapter 05 completes into a scan of the whole array.
-template <class T, class Op>
-void blelloch_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                   cudaStream_t s = 0) {
-  detail::check_tile(tile, "blelloch_exclusive_scan_tiles");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch02::blelloch_exclusive_scan_tiles");
-  detail::launch_tiles(d_in, d_out, n, tile, false, op, s, scanlab::TraceLog{});
-}
-
-template <class T, class Op>
-void blelloch_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                   cudaStream_t s = 0) {
-  detail::check_tile(tile, "blelloch_inclusive_scan_tiles");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch02::blelloch_inclusive_scan_tiles");
-  detail::launch_tiles(d_in, d_out, n, tile, true, op, s, scanlab::TraceLog{});
-}
 
 }  // namespace ch02

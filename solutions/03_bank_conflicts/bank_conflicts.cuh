@@ -10,70 +10,36 @@
 //      every 32 elements (and one more after every 1024), which turns a stride of 32 words into 33;
 //   2. loads from separate halves: thread t loads elements t and t + m/2 (unit stride in each
 //      instruction) instead of 2t and 2t + 1 (stride 2: a 2-way conflict on every load and store).
-// The tree is chapter 02's, written once for any index layout: Unpadded is chapter 02's layout (the
-// "before"), Padded the conflict-free one.
+// The tree is chapter 02's, written once for any index layout, a template parameter `Layout` with
+// `static int slot(int i)` (where element i lives in shared memory) and `static bool kHalves`
+// (whether thread t owns elements t and t + m/2 rather than 2t and 2t + 1). The layouts, Unpadded
+// (chapter 02's, the "before") and Padded (the conflict-free one), are given in
+// chapters/03_bank_conflicts/bank_layouts.cuh.
 //
 // The macro as printed in the GPU Gems chapter has an operator-precedence error and pads nothing;
 // book/docs/chapters/03-bank-conflicts.md explains it. The one below is the corrected form for
 // 32 banks.
+//
+// This file holds the code you write. The launch wrappers (tile size, threads, padded shared
+// memory, argument checks) are given in chapters/03_bank_conflicts/bank_conflicts_dispatch.cuh.
 #pragma once
 
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 
 #include <cuda_runtime.h>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/hd.hpp>
-#include <scanlab/nvtx.hpp>
-
 namespace ch03 {
-
-constexpr int kMaxBlockThreads = 1024;
-constexpr int kMaxBlockScan = 2 * kMaxBlockThreads;
 
 constexpr int kNumBanks = 32;    // banks of 4-byte words
 constexpr int kLogNumBanks = 5;  // log2(kNumBanks)
 
 // Padding, in words, inserted before element i: one word per 32 elements and one more per 32 * 32,
-// so that neither a stride of 32 nor one of 1024 maps a warp onto a single bank. Every operand and
-// the whole expression are parenthesised: `>>` binds more loosely than `+`.
+// so that neither a stride of 32 nor one of 1024 maps a warp onto a single bank.
 // --8<-- [start:offset_macro]
 // BEGIN TODO
 #define CONFLICT_FREE_OFFSET(n) (((n) >> ch03::kLogNumBanks) + ((n) >> (2 * ch03::kLogNumBanks)))
 // END TODO
 // --8<-- [end:offset_macro]
-
-// Where element i of the tile lives in shared memory, and how the tile is loaded.
-// --8<-- [start:layouts]
-struct Unpadded {  // chapter 02: slot i, thread t loads elements 2t and 2t + 1
-  static constexpr bool kHalves = false;
-  SCANLAB_HD static constexpr int slot(int i) { return i; }
-  static constexpr const char* name() { return "unpadded, adjacent loads (chapter 02)"; }
-};
-
-struct Padded {  // slot i + CONFLICT_FREE_OFFSET(i), thread t loads elements t and t + m/2
-  static constexpr bool kHalves = true;
-  SCANLAB_HD static constexpr int slot(int i) { return i + CONFLICT_FREE_OFFSET(i); }
-  static constexpr const char* name() { return "padded, loads from separate halves"; }
-};
-// --8<-- [end:layouts]
-
-// Shared words a tile of m elements needs under a layout (the slot of the last element, plus one).
-template <class Layout>
-constexpr int shared_words(int m) {
-  return Layout::slot(m - 1) + 1;
-}
-
-// The tile for n elements: the next power of two >= n, at least 2 (chapter 02's rule).
-constexpr int blelloch_tile_for(int n) {
-  int m = 2;
-  while (m < n) m *= 2;
-  return m;
-}
-
-constexpr bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 // ---------------------------------------------------------------------------------------------
 // Device building block
@@ -123,8 +89,8 @@ __device__ void blelloch_exclusive_scan_shared_layout(T* temp, Op op) {
 // ---------------------------------------------------------------------------------------------
 
 // Block b scans the tile in[b*m, (b+1)*m), m = 2 * blockDim.x, on its own (chapter 02's kernel).
-// Thread t owns elements a and b: t and t + m/2 (Layout::kHalves) or 2t and 2t + 1. The identity
-// fills the tile past n.
+// Thread t owns elements t and t + m/2 (Layout::kHalves) or 2t and 2t + 1. The identity fills the
+// tile past n.
 // --8<-- [start:tiles_kernel]
 template <class Layout, class T, class Op>
 __global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n, bool inclusive,
@@ -151,77 +117,5 @@ __global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size
   // END TODO
 }
 // --8<-- [end:tiles_kernel]
-
-// ---------------------------------------------------------------------------------------------
-// Launch wrappers (host)
-// ---------------------------------------------------------------------------------------------
-
-namespace detail {
-inline void check_block_scan_size(int n, const char* who) {
-  if (n < 0 || n > kMaxBlockScan) {
-    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) + " is outside [0, " +
-                                std::to_string(kMaxBlockScan) + "]");
-  }
-}
-
-inline void check_tile(int tile, const char* who) {
-  if (tile < 2 || tile > kMaxBlockScan || !is_power_of_two(tile)) {
-    throw std::invalid_argument(std::string(who) + ": tile = " + std::to_string(tile) +
-                                " must be a power of two in [2, " + std::to_string(kMaxBlockScan) + "]");
-  }
-}
-
-template <class Layout, class T, class Op>
-void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, bool inclusive, Op op,
-                  cudaStream_t s) {
-  const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
-  if (tiles > 0x7fffffffu) {
-    throw std::invalid_argument("blelloch scan: n / tile needs more than 2^31 - 1 blocks");
-  }
-  const std::size_t shared = static_cast<std::size_t>(shared_words<Layout>(tile)) * sizeof(T);
-  blelloch_layout_scan_tiles_kernel<Layout, T, Op>
-      <<<static_cast<unsigned>(tiles), tile / 2, shared, s>>>(d_in, d_out, n, inclusive, op);
-  SCANLAB_CHECK_LAUNCH();
-}
-}  // namespace detail
-
-// One block scans d_in[0, n), n <= 2048, in the tile of blelloch_tile_for(n) elements, under a
-// layout (Padded: this chapter; Unpadded: chapter 02's, for comparison).
-// --8<-- [start:block_launch]
-template <class Layout = Padded, class T, class Op>
-void blelloch_layout_exclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0) {
-  detail::check_block_scan_size(n, "blelloch_layout_exclusive_scan_block");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch03::blelloch_layout_exclusive_scan_block");
-  detail::launch_tiles<Layout>(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), false, op, s);
-}
-// --8<-- [end:block_launch]
-
-template <class Layout = Padded, class T, class Op>
-void blelloch_layout_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0) {
-  detail::check_block_scan_size(n, "blelloch_layout_inclusive_scan_block");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch03::blelloch_layout_inclusive_scan_block");
-  detail::launch_tiles<Layout>(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), true, op, s);
-}
-
-// Many independent tiles of `tile` elements (a power of two, 2..2048), the last one ragged.
-template <class Layout = Padded, class T, class Op>
-void blelloch_layout_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                          cudaStream_t s = 0) {
-  detail::check_tile(tile, "blelloch_layout_exclusive_scan_tiles");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch03::blelloch_layout_exclusive_scan_tiles");
-  detail::launch_tiles<Layout>(d_in, d_out, n, tile, false, op, s);
-}
-
-template <class Layout = Padded, class T, class Op>
-void blelloch_layout_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                          cudaStream_t s = 0) {
-  detail::check_tile(tile, "blelloch_layout_inclusive_scan_tiles");
-  if (n == 0) return;
-  SCANLAB_NVTX_RANGE("ch03::blelloch_layout_inclusive_scan_tiles");
-  detail::launch_tiles<Layout>(d_in, d_out, n, tile, true, op, s);
-}
 
 }  // namespace ch03

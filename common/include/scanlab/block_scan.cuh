@@ -116,11 +116,13 @@ class BlockScan {
   static constexpr int kWarps = BLOCK_THREADS / kWarpThreads;
   static constexpr int kTileItems = BLOCK_THREADS * ITEMS_PER_THREAD;
 
-  // Shared memory the scan needs: one value per warp plus one. Declare it in the kernel as
+  // Shared memory the scan needs: one value per warp plus two. Declare it in the kernel as
   //   __shared__ typename BlockScan<T, 256, 16>::TempStorage temp;
   struct TempStorage {
-    T warp_prefix[kWarps];  // a warp's total, then (after warp 0's scan) its exclusive prefix
-    T block_aggregate;
+    T warp_totals[kWarps];  // a warp's total, then (after warp 0's scan) the total of the warps up
+                            // to it, with the block's prefix on the left in the prefixed forms
+    T block_prefix;         // prefixed forms: the callback's prefix
+    T block_aggregate;      // prefixed forms: the block's total (without the prefix)
   };
 
   __device__ explicit BlockScan(TempStorage& storage) : temp_(storage) {}
@@ -182,10 +184,14 @@ class BlockScan {
 
   // -- one value per thread (the tile is BLOCK_THREADS values, in thread order) --
 
+  // The inclusive forms combine the warp's prefix with the lane's inclusive warp scan directly: one
+  // shuffle and one operator application fewer per thread than an exclusive scan plus x.
   template <class Op>
   __device__ T inclusive_scan(T x, Op op, T& block_aggregate) {
-    const T prefix = scan_thread_totals<false>(x, op, block_aggregate, kNoPrefix);
-    return op(prefix, x);
+    const T inclusive = warp_inclusive_scan(x, op);
+    bool has_left;
+    const T left = scan_warp_totals<false>(inclusive, op, block_aggregate, kNoPrefix, has_left);
+    return has_left ? op(left, inclusive) : inclusive;
   }
 
   template <class Op>
@@ -199,41 +205,56 @@ class BlockScan {
   // --8<-- [start:scan_thread_totals]
   template <bool PREFIXED, class Op, class PrefixCallback>
   __device__ T scan_thread_totals(T thread_total, Op op, T& block_aggregate, PrefixCallback* prefix_callback) {
+    const T inclusive = warp_inclusive_scan(thread_total, op);  // step 2
+    const T lane_below = warp_shuffle_up(inclusive, 1u);       // the lane prefix (not in lane 0)
+    bool has_left;
+    const T left = scan_warp_totals<PREFIXED>(inclusive, op, block_aggregate, prefix_callback, has_left);
+    // Lane 0's lane prefix is the identity, and so is `left` where there is nothing to its left:
+    // skip those combines (they would be exact anyway, but this keeps e.g. float -0.0 intact).
+    if (lane_id() == 0) return left;
+    return has_left ? op(left, lane_below) : lane_below;
+  }
+
+  // Step 3, given each lane's inclusive scan within its warp (lane 31's is the warp's total):
+  // returns everything left of this thread's warp (with the callback's prefix on the left when
+  // PREFIXED), and the block's aggregate. has_left is false where there is nothing to the left
+  // (warp 0 without a prefix; the value returned is then the identity). Warp 0 scans the warp
+  // totals inclusively and warp w reads the result of warp w - 1: the shortest path between the
+  // two barriers, which every other warp waits on.
+  template <bool PREFIXED, class Op, class PrefixCallback>
+  __device__ T scan_warp_totals(const T& inclusive, Op op, T& block_aggregate, PrefixCallback* prefix_callback,
+                                bool& has_left) {
     const int lane = lane_id();
     const int warp = warp_id();
-    T warp_total;
-    const T lane_prefix = warp_exclusive_scan(thread_total, op, warp_total);  // step 2
-
+    has_left = PREFIXED || warp > 0;
     if constexpr (kWarps == 1) {
       // One warp: the warp scan is the block scan; no shared memory, no barrier.
-      block_aggregate = warp_total;
-      if constexpr (PREFIXED) {
-        const T prefix = warp_shuffle((*prefix_callback)(warp_total), 0);
-        return lane == 0 ? prefix : op(prefix, lane_prefix);
-      } else {
-        return lane_prefix;
-      }
+      block_aggregate = warp_shuffle(inclusive, kWarpThreads - 1);
+      if constexpr (PREFIXED) return warp_shuffle((*prefix_callback)(block_aggregate), 0);
+      else return Op::identity();
     } else {
-      // Step 3: the warp totals, scanned by warp 0.
-      if (lane == kWarpThreads - 1) temp_.warp_prefix[warp] = warp_total;
+      if (lane == kWarpThreads - 1) temp_.warp_totals[warp] = inclusive;
       __syncthreads();
       if (warp == 0) {
-        const T mine = lane < kWarps ? temp_.warp_prefix[lane] : Op::identity();
-        T aggregate;
-        T warp_prefix = warp_exclusive_scan(mine, op, aggregate);
+        const T mine = lane < kWarps ? temp_.warp_totals[lane] : Op::identity();
+        T through_mine = warp_inclusive_scan(mine, op);
         if constexpr (PREFIXED) {
+          const T aggregate = warp_shuffle(through_mine, kWarps - 1);
           const T block_prefix = warp_shuffle((*prefix_callback)(aggregate), 0);
-          warp_prefix = lane == 0 ? block_prefix : op(block_prefix, warp_prefix);
+          through_mine = op(block_prefix, through_mine);
+          if (lane == 0) {
+            temp_.block_prefix = block_prefix;
+            temp_.block_aggregate = aggregate;
+          }
         }
-        if (lane < kWarps) temp_.warp_prefix[lane] = warp_prefix;
-        if (lane == 0) temp_.block_aggregate = aggregate;
+        if (lane < kWarps) temp_.warp_totals[lane] = through_mine;
       }
       __syncthreads();
-      block_aggregate = temp_.block_aggregate;
-      const T warp_prefix = temp_.warp_prefix[warp];
-      // Lane 0's lane prefix is the identity: skip the combine (it would be exact anyway, but
-      // this keeps e.g. float -0.0 intact for the block's very first element).
-      return lane == 0 ? warp_prefix : op(warp_prefix, lane_prefix);
+      if constexpr (PREFIXED) block_aggregate = temp_.block_aggregate;
+      else block_aggregate = temp_.warp_totals[kWarps - 1];
+      if (warp > 0) return temp_.warp_totals[warp - 1];
+      if constexpr (PREFIXED) return temp_.block_prefix;
+      else return Op::identity();
     }
   }
   // --8<-- [end:scan_thread_totals]

@@ -40,6 +40,10 @@ __device__ __forceinline__ int lane_id() { return static_cast<int>(threadIdx.x) 
 // This thread's warp within its block (1-D blocks).
 __device__ __forceinline__ int warp_id() { return static_cast<int>(threadIdx.x) / kWarpThreads; }
 
+// The bits of the lanes below `lane` (lane 0: none): ANDed with a __ballot_sync of a flag, then
+// counted with __popc, it gives this lane's rank among the flagged lanes of its warp.
+__device__ __forceinline__ unsigned lanes_below_mask(int lane) { return (1u << lane) - 1u; }
+
 // ---- shuffles of any trivially copyable type ----------------------------------------------------
 
 namespace warp_detail {

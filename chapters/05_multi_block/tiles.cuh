@@ -1,0 +1,66 @@
+// Chapter 05, given: what a tile is (TilePolicy) and how a block loads one (detail::load_tile).
+// multi_block_scan.cuh, where your code is, includes this file; nothing here needs changing.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include <scanlab/block_load_store.cuh>
+
+namespace ch05 {
+
+// A tile: THREADS threads with ITEMS items each, moved with the given TileIo.
+template <int THREADS, int ITEMS, scanlab::TileIo IO = scanlab::TileIo::transpose>
+struct TilePolicy {
+  static constexpr int kThreads = THREADS;
+  static constexpr int kItems = ITEMS;
+  static constexpr int kTile = THREADS * ITEMS;
+  static constexpr scanlab::TileIo kIo = IO;
+};
+
+// 4096 items per tile: 256 threads x 16 (64 bytes of int32 per thread, four 16-byte vectors).
+using LargeTiles = TilePolicy<256, 16>;
+// 32 items per tile, one warp with one item per lane: many blocks and several recursion levels at
+// small n, for pictures and for tests.
+using WarpTiles = TilePolicy<32, 1>;
+
+namespace detail {
+
+// Shared memory that the load and the store of a tile take turns with (a barrier between them).
+template <class A, class B>
+union SharedUnion {
+  A first;
+  B second;
+};
+
+template <class Acc, class In, int N>
+__device__ __forceinline__ void convert(const In (&from)[N], Acc (&to)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) to[i] = static_cast<Acc>(from[i]);
+}
+
+// Loads tile `tile` of in[0, n) into items, in the blocked arrangement, converted to Acc: thread t
+// gets the tile's items [t * kItems, (t + 1) * kItems). valid receives the number of the tile's
+// elements inside [0, n) (Policy::kTile except for the last tile); the items past them hold
+// `identity`. Every thread of the block must call it (the transposing load has a barrier).
+template <class Policy, class In, class Acc, class Load>
+__device__ __forceinline__ void load_tile(Load& load, const In* in, std::size_t n, std::size_t tile,
+                                          Acc (&items)[Policy::kItems], Acc identity, int& valid) {
+  const std::size_t begin = tile * Policy::kTile;
+  const std::size_t left = n - begin;
+  valid = left < static_cast<std::size_t>(Policy::kTile) ? static_cast<int>(left) : Policy::kTile;
+  if constexpr (std::is_same_v<In, Acc>) {
+    if (valid == Policy::kTile) load.load(in + begin, items);
+    else load.load(in + begin, items, valid, identity);
+  } else {
+    In raw[Policy::kItems];
+    if (valid == Policy::kTile) load.load(in + begin, raw);
+    else load.load(in + begin, raw, valid, static_cast<In>(identity));
+    convert(raw, items);
+  }
+}
+
+}  // namespace detail
+}  // namespace ch05

@@ -1,0 +1,232 @@
+// Chapter 07, given: the decoupled look-back scan's kernel and host side. Your code is in
+// decoupled_lookback.cuh (the descriptors, the look-backs and publish_and_look_back); this file puts
+// it to work: the kernel (steps 1, 2 and 6 of the protocol, from the single-pass library, around
+// your publish_and_look_back), the descriptors' storage, the launch and its checks.
+//
+// The policy, the tile work, the ticket and the poll schedule are the single-pass library's
+// (common/include/scanlab/single_pass/), which chapter 08 onwards uses too: there, the library's own
+// copy of the descriptors and the look-back (lookback.cuh) stands in for yours.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/nvtx.hpp>
+#include <scanlab/single_pass/policy.cuh>
+#include <scanlab/single_pass/polls.cuh>
+#include <scanlab/single_pass/protocol.cuh>
+#include <scanlab/single_pass/tile.cuh>
+#include <scanlab/warp_scan.cuh>
+
+#include "decoupled_lookback.cuh"
+#include "lookback_probe.cuh"
+
+namespace ch07 {
+
+// BLOCK_THREADS x ITEMS per tile, the descriptor kind, the look-back and the register cap; the
+// default 128 x 32, fused where the value fits, warp look-back (scanlab/single_pass/policy.cuh).
+using single_pass::DefaultPolicy;
+using single_pass::Policy;
+using single_pass::TileOrder;      // ticket | block_index (the deadlock demonstration)
+using single_pass::kDefaultPolls;  // the poll schedule tuned on an H200 (book, "Step 4")
+
+// ---------------------------------------------------------------------------------------------
+// Device side
+// ---------------------------------------------------------------------------------------------
+
+// One block per tile. Three barriers: the ticket, the warp totals, the tile prefix.
+// --8<-- [start:kernel]
+template <class Shape, int MIN_BLOCKS, Lookback L, bool INCLUSIVE, class T, class Desc, class Op>
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
+    decoupled_lookback_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, unsigned* ticket,
+                                   TileOrder order, bool vectorized, PollSchedule polls, Op op) {
+  __shared__ single_pass::WarpTotals<Shape, T> warp_totals;
+  __shared__ unsigned tile_slot;
+  __shared__ T tile_prefix;
+
+  Desc desc = descriptors;  // this thread's copy (a traced build keeps per-thread state in it)
+  const unsigned tile = single_pass::dynamic_tile_index(ticket, order, tile_slot);
+  if (threadIdx.x == 0) desc.probe.on_ticket(tile);
+  const std::size_t start = static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
+  const int valid = single_pass::valid_in_tile<Shape>(n, tile);
+  const bool full = valid == Shape::TILE_ITEMS;
+
+  T items[Shape::ITEMS];
+  if (full) single_pass::load_full_tile<Shape>(in + start, items, vectorized);
+  else single_pass::load_partial_tile<Shape>(in + start, items, valid, Op::identity());
+
+  single_pass::ThreadSeeds<Shape, T> seeds;
+  const T warp_total = single_pass::warp_segment_scan<Shape>(items, seeds, op);
+  T warp_prefix;
+  const T aggregate = single_pass::block_aggregate_and_warp_prefix<Shape>(warp_total, warp_totals, op, warp_prefix);
+
+  if (scanlab::warp_id() == 0) {
+    const T exclusive = publish_and_look_back<L>(desc, tile, aggregate, op, polls);
+    if (threadIdx.x == 0) tile_prefix = exclusive;
+  }
+  __syncthreads();
+
+  single_pass::scan_thread_runs<INCLUSIVE, Shape>(items, seeds, op(tile_prefix, warp_prefix), op);
+  if (full) single_pass::store_full_tile<Shape>(out + start, items, vectorized);
+  else single_pass::store_partial_tile<Shape>(out + start, items, valid);
+}
+// --8<-- [end:kernel]
+
+// ---------------------------------------------------------------------------------------------
+// Host side
+// ---------------------------------------------------------------------------------------------
+
+struct Options {
+  TileOrder order = TileOrder::ticket;
+  PollSchedule polls = kDefaultPolls;
+  LookbackProbe probe = {};  // traced builds: where the protocol steps are recorded (and a script)
+};
+
+// The descriptors and the ticket for scans of up to max_n elements; reusable (not concurrently).
+// One allocation: [ticket | status words or flags | aggregates | inclusive prefixes]; before each
+// scan ONE cudaMemsetAsync clears the ticket and the status part (values need no reset: a value is
+// read only after its flag says it is there). The reset is part of the timed operation.
+template <class T, class P = DefaultPolicy>
+class DecoupledLookbackScan {
+ public:
+  using Shape = typename P::template Shape<T>;
+  static constexpr Descriptors kDescriptors = single_pass::resolve_descriptors<T>(P::kDescriptors);
+  using Desc = TileDescriptors<T, kDescriptors>;
+  static constexpr std::size_t kTileItems = Shape::TILE_ITEMS;
+
+  explicit DecoupledLookbackScan(std::size_t max_n) : max_tiles_(tiles_for(max_n)), storage_(bytes_for(max_tiles_)) {}
+
+  static std::size_t tiles_for(std::size_t n) { return (n + kTileItems - 1) / kTileItems; }
+
+  // in == out is allowed (in-place): a tile reads all of its input before it writes.
+  template <class Op>
+  void exclusive(const T* in, T* out, std::size_t n, Op op, cudaStream_t s = 0, const Options& o = {}) {
+    run<false>(in, out, n, op, s, o);
+  }
+  template <class Op>
+  void inclusive(const T* in, T* out, std::size_t n, Op op, cudaStream_t s = 0, const Options& o = {}) {
+    run<true>(in, out, n, op, s, o);
+  }
+
+  // Each tile's status after a scan of n elements, X (0), A (1) or P (2), read back from the
+  // descriptors (wait for the scan to finish first). A finished scan leaves every tile at P: a tile
+  // left at A still gives right results, but every later look-back walks past it, down to tile 0 at
+  // worst. For tests and diagnosis only: no scan reads this back.
+  std::vector<Status> tile_statuses(std::size_t n) {
+    const std::size_t tiles = std::min(tiles_for(n), max_tiles_);
+    const Desc d = view({});
+    std::vector<Status> statuses(tiles, kInvalid);
+    if constexpr (kDescriptors == Descriptors::fused) {
+      std::vector<unsigned long long> words(tiles);
+      SCANLAB_CUDA_CHECK(cudaMemcpy(words.data(), d.words, tiles * sizeof(words[0]), cudaMemcpyDeviceToHost));
+      for (std::size_t t = 0; t < tiles; ++t) statuses[t] = static_cast<Status>(words[t] >> 32);  // the high half
+    } else {
+      std::vector<unsigned> flags(tiles);
+      SCANLAB_CUDA_CHECK(cudaMemcpy(flags.data(), d.flags, tiles * sizeof(flags[0]), cudaMemcpyDeviceToHost));
+      for (std::size_t t = 0; t < tiles; ++t) statuses[t] = static_cast<Status>(flags[t]);
+    }
+    return statuses;
+  }
+
+ private:
+  static constexpr std::size_t kHeader = 16;  // the ticket, padded
+  static constexpr std::size_t status_bytes(std::size_t tiles) {
+    return kDescriptors == Descriptors::fused ? tiles * 8 : tiles * 4;
+  }
+  static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
+  static std::size_t bytes_for(std::size_t tiles) {
+    std::size_t b = align16(kHeader + status_bytes(tiles));
+    if (kDescriptors == Descriptors::fenced) b += 2 * align16(tiles * sizeof(T));
+    return b;
+  }
+
+  Desc view(const LookbackProbe& probe) {
+    unsigned char* base = storage_.data();
+    Desc d{};
+    if constexpr (kDescriptors == Descriptors::fused) {
+      d.words = reinterpret_cast<unsigned long long*>(base + kHeader);
+    } else {
+      const std::size_t values = align16(kHeader + status_bytes(max_tiles_));
+      d.flags = reinterpret_cast<unsigned*>(base + kHeader);
+      d.aggregates = reinterpret_cast<T*>(base + values);
+      d.inclusives = reinterpret_cast<T*>(base + values + align16(max_tiles_ * sizeof(T)));
+    }
+    d.probe = probe;
+    return d;
+  }
+
+  template <bool INCLUSIVE, class Op>
+  void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
+    if (n == 0) return;
+    const std::size_t tiles = tiles_for(n);
+    if (tiles > max_tiles_) {
+      throw std::invalid_argument("ch07::DecoupledLookbackScan: n = " + std::to_string(n) +
+                                  " is more than this scan object was made for");
+    }
+    if (tiles > 0x7fffffffu) throw std::invalid_argument("ch07::DecoupledLookbackScan: more than 2^31 - 1 tiles");
+    SCANLAB_NVTX_RANGE("ch07::decoupled_lookback_scan");
+    SCANLAB_CUDA_CHECK(cudaMemsetAsync(storage_.data(), 0, kHeader + status_bytes(tiles), s));
+    unsigned* ticket = reinterpret_cast<unsigned*>(storage_.data());
+    const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
+    const PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, blocks_per_sm<INCLUSIVE, Op>() * sms_);
+    decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>
+        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, view(o.probe), ticket,
+                                                                       o.order, vectorized, polls, op);
+    SCANLAB_CHECK_LAUNCH();
+  }
+
+  // The SMs of the device this object's storage lives on (the current device at construction).
+  static std::size_t device_sms() {
+    int device = 0, sms = 0;
+    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
+    SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return static_cast<std::size_t>(sms);
+  }
+
+  // Blocks of one kernel instantiation that fit on an SM: asked once per process, not per scan
+  // (it depends on the kernel's registers and shared memory only; mixed GPU generations in one
+  // process would only make the one-wave rule, a timing choice, less exact).
+  template <bool INCLUSIVE, class Op>
+  static std::size_t blocks_per_sm() {
+    static const std::size_t blocks = [] {
+      int per_sm = 0;
+      SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>,
+          Shape::BLOCK_THREADS, 0));
+      return static_cast<std::size_t>(per_sm);
+    }();
+    return blocks;
+  }
+
+  std::size_t max_tiles_;
+  std::size_t sms_ = device_sms();
+  scanlab::DeviceBuffer<unsigned char> storage_;
+};
+
+// One-shot forms: allocate the descriptors, scan, wait, free. Device pointers.
+// --8<-- [start:launch]
+template <class P = DefaultPolicy, class T, class Op>
+void decoupled_lookback_exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, cudaStream_t s = 0,
+                                       const Options& o = {}) {
+  DecoupledLookbackScan<T, P> scan(n);
+  scan.exclusive(d_in, d_out, n, op, s, o);
+  SCANLAB_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+// --8<-- [end:launch]
+
+template <class P = DefaultPolicy, class T, class Op>
+void decoupled_lookback_inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, cudaStream_t s = 0,
+                                       const Options& o = {}) {
+  DecoupledLookbackScan<T, P> scan(n);
+  scan.inclusive(d_in, d_out, n, op, s, o);
+  SCANLAB_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+}  // namespace ch07

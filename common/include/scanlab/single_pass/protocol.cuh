@@ -1,0 +1,81 @@
+// scanlab/single_pass/protocol.cuh: how the tiles of a single-pass scan talk to each other
+// (chapters 06 and 07, and the later chapters that build on them).
+//
+//   load_volatile, store_volatile   reading and writing what other blocks publish
+//   TileOrder, dynamic_tile_index   a block's tile number: an atomic ticket (chapter 06)
+//   Status                          a tile's status flag X / A / P (chapter 07)
+//
+// Builds on Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back"
+// (NVR-2016-002): section 4.1 (the status flags) and 4.4 (dynamic tile ids).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+namespace scanlab::single_pass {
+
+// ---- reading and writing what other blocks publish ----------------------------------------------
+// Volatile accesses go to the L2 cache, which all SMs share; a plain load could be served by this
+// SM's L1, which is not coherent with other SMs' stores. On the emulator a volatile read is also a
+// polling step (the thread may yield to other blocks). Values are moved as 32-bit words so that any
+// trivially copyable T works (a volatile struct assignment would not compile).
+
+template <class T>
+__device__ __forceinline__ T load_volatile(const T* p) {
+  static_assert(sizeof(T) % 4 == 0, "published values are moved as 32-bit words");
+  T v;
+  if constexpr (sizeof(T) == 8) {
+    const unsigned long long w = *reinterpret_cast<const volatile unsigned long long*>(p);
+    memcpy(&v, &w, 8);
+  } else {
+    unsigned w[sizeof(T) / 4];
+#pragma unroll
+    for (int i = 0; i < int(sizeof(T) / 4); ++i) w[i] = reinterpret_cast<const volatile unsigned*>(p)[i];
+    memcpy(&v, w, sizeof(T));
+  }
+  return v;
+}
+
+template <class T>
+__device__ __forceinline__ void store_volatile(T* p, const T& v) {
+  static_assert(sizeof(T) % 4 == 0, "published values are moved as 32-bit words");
+  if constexpr (sizeof(T) == 8) {
+    unsigned long long w;
+    memcpy(&w, &v, 8);
+    *reinterpret_cast<volatile unsigned long long*>(p) = w;
+  } else {
+    unsigned w[sizeof(T) / 4];
+    memcpy(w, &v, sizeof(T));
+#pragma unroll
+    for (int i = 0; i < int(sizeof(T) / 4); ++i) reinterpret_cast<volatile unsigned*>(p)[i] = w[i];
+  }
+}
+
+// ---- the tile number --------------------------------------------------------------------------
+
+// How a block finds its tile.
+enum class TileOrder {
+  ticket,       // atomicAdd on a counter: the order in which blocks start (always safe)
+  block_index,  // blockIdx.x: deadlocks when a later block is resident before an earlier one
+};
+
+// This block's tile number, in every thread (chapter 06's ticket: tile t's block has started before
+// tile t + 1's, so waiting for a lower-numbered tile always ends). `ticket` is zero before the
+// launch. Contains a __syncthreads: every thread of the block must call it.
+__device__ __forceinline__ unsigned dynamic_tile_index(unsigned* ticket, TileOrder order, unsigned& shared_slot) {
+  if (threadIdx.x == 0) shared_slot = order == TileOrder::ticket ? atomicAdd(ticket, 1u) : blockIdx.x;
+  __syncthreads();
+  return shared_slot;
+}
+
+// ---- what a tile publishes ----------------------------------------------------------------------
+
+// A tile's status flag (paper, section 4.1). Zero is X, so that one memset resets the flags.
+enum Status : unsigned {
+  kInvalid = 0,    // X: nothing published yet
+  kAggregate = 1,  // A: the tile's own aggregate is available
+  kPrefix = 2,     // P: the tile's inclusive prefix is available
+};
+
+}  // namespace scanlab::single_pass
