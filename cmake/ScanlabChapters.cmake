@@ -10,11 +10,57 @@ set(SCANLAB_EXERCISES_DIR ${PROJECT_SOURCE_DIR}/exercises CACHE PATH
     "Folder of exercises the chapter executables and grading tests are built against")
 set(SCANLAB_SOLUTIONS_DIR ${PROJECT_SOURCE_DIR}/solutions CACHE INTERNAL "")
 
+# Grading in two processes (common/include/scanlab/grading/wire.hpp): the checker
+# grade_NN_slug_checker (tests/grade/NN_slug.cu, host code only, built once: no student code in
+# it) and one runner per variant and backend, grade_NN_slug_<variant>_runner_<backend>
+# (tests/grade/NN_slug_runner.cu with the exercise's or the solution's files). CTest runs the
+# checker against each runner: the solution must pass every test case, the untouched exercise none.
+function(_scanlab_add_grading_checker id grade_src)
+  set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/grade_${id}_checker.cpp)
+  file(CONFIGURE OUTPUT ${wrapper} CONTENT "// Generated: the checker is host C++.\n#include \"${grade_src}\"\n")
+  add_executable(grade_${id}_checker ${wrapper})
+  target_link_libraries(grade_${id}_checker PRIVATE scanlab_grading_checker)
+  set_target_properties(grade_${id}_checker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+endfunction()
+
+function(_scanlab_add_grading_runner id variant impl_dir chapter_dir)
+  set(runner_src ${PROJECT_SOURCE_DIR}/tests/grade/${id}_runner.cu)
+  set(backends emu)
+  if(SCANLAB_GPU_TESTS)
+    list(APPEND backends gpu)
+  endif()
+  foreach(backend IN LISTS backends)
+    if(NOT TARGET scanlab_grading_runner_${backend})
+      continue()
+    endif()
+    set(name grade_${id}_${variant}_runner)
+    scanlab_add_program(${name} SOURCES ${runner_src} INCLUDE_DIRS ${impl_dir} ${chapter_dir}
+                        LIBRARIES scanlab_grading_runner_${backend} BACKENDS ${backend})
+    if(NOT TARGET ${name}_${backend})
+      continue()
+    endif()
+    set(test grade_${id}_${variant}_${backend})
+    add_test(NAME ${test} COMMAND grade_${id}_checker --no-version)
+    set_tests_properties(${test} PROPERTIES TIMEOUT 300 LABELS "${backend};grade"
+      ENVIRONMENT "SCANLAB_GRADE_RUNNER=$<TARGET_FILE:${name}_${backend}>")
+    if(variant STREQUAL "exercise")
+      # The untouched stub must fail every test case: doctest's summary shows "0 passed".
+      set_tests_properties(${test} PROPERTIES
+        PASS_REGULAR_EXPRESSION "test cases: *[1-9][0-9]* \\| *0 passed"
+        FAIL_REGULAR_EXPRESSION "test cases: *[0-9]+ \\| *[1-9][0-9]* passed")
+    endif()
+  endforeach()
+endfunction()
+
 function(scanlab_add_chapter nn slug)
   cmake_parse_arguments(C "" "" "RUN_ARGS" ${ARGN})
   set(id ${nn}_${slug})
   set(chapter_dir ${PROJECT_SOURCE_DIR}/chapters/${id})
   set(grade_src ${PROJECT_SOURCE_DIR}/tests/grade/${id}.cu)
+  set(grade_runner_src ${PROJECT_SOURCE_DIR}/tests/grade/${id}_runner.cu)
+  if(EXISTS ${grade_runner_src})
+    _scanlab_add_grading_checker(${id} ${grade_src})
+  endif()
 
   foreach(variant exercise solution)
     if(variant STREQUAL "exercise")
@@ -33,7 +79,9 @@ function(scanlab_add_chapter nn slug)
     endif()
     scanlab_add_program(${exe} SOURCES ${chapter_dir}/main.cu
                         INCLUDE_DIRS ${impl_dir} ${chapter_dir} BACKENDS ${backends})
-    if(EXISTS ${grade_src})
+    if(EXISTS ${grade_runner_src})
+      _scanlab_add_grading_runner(${id} ${variant} ${impl_dir} ${chapter_dir})
+    elseif(EXISTS ${grade_src})
       scanlab_add_doctest(grade_${id}_${variant} SOURCES ${grade_src}
                           INCLUDE_DIRS ${impl_dir} ${chapter_dir} LABELS grade)
       foreach(target IN LISTS grade_${id}_${variant}_TARGETS)

@@ -1,4 +1,5 @@
-// Grading tests for chapter 00: the sequential scan on the host and on one GPU thread.
+// Grading tests for chapter 00: the sequential scan on the host and on one GPU thread. This is the
+// checker: the student's code runs in the runner (00_sequential_runner.cu), another process.
 //
 // Every case compares with scanlab's oracle (exactly for integers and affine maps, against a
 // float64 reference for floats), writes into poisoned outputs so that unwritten elements fail, and
@@ -12,13 +13,8 @@
 #include <string>
 #include <vector>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/device_buffer.hpp>
-#include <scanlab/grading.hpp>
-#include <scanlab/monoid.hpp>
+#include <scanlab/grading/checker.hpp>
 #include <scanlab/verify.hpp>
-
-#include "sequential_scan.cuh"
 
 namespace {
 
@@ -27,41 +23,20 @@ using namespace scanlab::grading;
 // Single elements, around a warp (31, 32, 33), a medium and a large size that is not a power of two.
 const std::size_t kSizes[] = {1, 2, 3, 31, 32, 33, 1000, 100003};
 
-// The host scan under test, into a fresh poisoned output.
+// The scan under test (the runner's entry host_scan or device_scan), into a fresh poisoned output
+// or in place.
 template <class T, class Op>
-std::vector<T> host_scan(const std::vector<T>& in, ScanKind kind, Op op) {
-  std::vector<T> out(in.size());
-  scanlab::fill_poison(out);
-  if (kind == ScanKind::inclusive) {
-    ch00::sequential_inclusive_scan(in.data(), out.data(), in.size(), op);
-  } else {
-    ch00::sequential_exclusive_scan(in.data(), out.data(), in.size(), op);
-  }
-  return out;
+std::vector<T> scan(const char* entry, const std::vector<T>& in, ScanKind kind, Op op, bool in_place = false) {
+  return call_entry(entry, op, in, {{"kind", scanlab::to_string(kind)}, {"in_place", in_place}});
 }
 
-// The host scan under test with in == out.
-template <class T, class Op>
-std::vector<T> host_scan_in_place(const std::vector<T>& in, ScanKind kind, Op op) {
-  std::vector<T> data = in;
-  if (kind == ScanKind::inclusive) {
-    ch00::sequential_inclusive_scan(data.data(), data.data(), data.size(), op);
-  } else {
-    ch00::sequential_exclusive_scan(data.data(), data.data(), data.size(), op);
-  }
-  return data;
-}
-
-// The one-thread GPU scan under test. With in_place the input buffer is also the output.
-template <class T, class Op>
-std::vector<T> device_scan(const std::vector<T>& in, ScanKind kind, Op op, bool in_place = false) {
-  return run_on_device(in, [&](T* d_in, T* d_out) {
-    if (kind == ScanKind::inclusive) {
-      ch00::one_thread_inclusive_scan(d_in, d_out, in.size(), op);
-    } else {
-      ch00::one_thread_exclusive_scan(d_in, d_out, in.size(), op);
-    }
-  }, in_place);
+// Tells the scan under test n == 0 on a one-element buffer: nothing may be written.
+template <class Op>
+void check_n_zero_writes_nothing(const char* entry, ScanKind kind, Op op) {
+  const std::vector<std::int32_t> got =
+      call_entry(entry, op, std::vector<std::int32_t>{5}, {{"kind", scanlab::to_string(kind)}, {"n", 0}});
+  REQUIRE(got.size() == 1);
+  CHECK_MESSAGE(scanlab::is_poison(got[0]), "n == 0 must not write the output");
 }
 
 // Runs `scan` on random and constant inputs of every size in kSizes and checks each result, up to
@@ -73,13 +48,11 @@ void check_all_sizes(ScanKind kind, Op op, MakeRandom make_random, const T& cons
                             [&](const std::vector<T>& in) { return check_scan(in, scan(in, kind, op), kind, op); });
 }
 
-const auto kHost = [](const auto& in, ScanKind kind, auto op) { return host_scan(in, kind, op); };
-const auto kHostInPlace = [](const auto& in, ScanKind kind, auto op) {
-  return host_scan_in_place(in, kind, op);
-};
-const auto kDevice = [](const auto& in, ScanKind kind, auto op) { return device_scan(in, kind, op); };
+const auto kHost = [](const auto& in, ScanKind kind, auto op) { return scan("host_scan", in, kind, op); };
+const auto kHostInPlace = [](const auto& in, ScanKind kind, auto op) { return scan("host_scan", in, kind, op, true); };
+const auto kDevice = [](const auto& in, ScanKind kind, auto op) { return scan("device_scan", in, kind, op); };
 const auto kDeviceInPlace = [](const auto& in, ScanKind kind, auto op) {
-  return device_scan(in, kind, op, true);
+  return scan("device_scan", in, kind, op, true);
 };
 
 }  // namespace
@@ -90,20 +63,14 @@ TEST_CASE("host inclusive scan of int32 equals the oracle; n == 0 writes nothing
           doctest::description("points: 10")) {
   check_all_sizes(ScanKind::inclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7}, kHost);
 
-  std::int32_t in = 5;
-  std::int32_t out = scanlab::poison<std::int32_t>();
-  ch00::sequential_inclusive_scan(&in, &out, 0, Plus<std::int32_t>{});
-  CHECK_MESSAGE(scanlab::is_poison(out), "n == 0 must not write the output");
+  check_n_zero_writes_nothing("host_scan", ScanKind::inclusive, Plus<std::int32_t>{});
 }
 
 TEST_CASE("host exclusive scan of int32 starts with the identity and equals the oracle" *
           doctest::description("points: 10")) {
   check_all_sizes(ScanKind::exclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7}, kHost);
 
-  std::int32_t in = 5;
-  std::int32_t out = scanlab::poison<std::int32_t>();
-  ch00::sequential_exclusive_scan(&in, &out, 0, Plus<std::int32_t>{});
-  CHECK_MESSAGE(scanlab::is_poison(out), "n == 0 must not write the output");
+  check_n_zero_writes_nothing("host_scan", ScanKind::exclusive, Plus<std::int32_t>{});
 }
 
 TEST_CASE("host scans work in place (in == out), inclusive and exclusive" *
@@ -142,13 +109,8 @@ TEST_CASE("one-thread GPU inclusive scan of int32 equals the oracle; n == 0 laun
           doctest::description("points: 10")) {
   check_all_sizes(ScanKind::inclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7}, kDevice);
 
-  scanlab::DeviceBuffer<std::int32_t> d_in(1), d_out(1);
-  d_in.upload(std::vector<std::int32_t>{5});
-  d_out.fill_poison();
-  ch00::one_thread_inclusive_scan(d_in.data(), d_out.data(), 0, Plus<std::int32_t>{});
-  ch00::one_thread_exclusive_scan(d_in.data(), d_out.data(), 0, Plus<std::int32_t>{});
-  SCANLAB_CHECK_SYNC();
-  CHECK_MESSAGE(scanlab::is_poison(d_out.download()[0]), "n == 0 must not write the output");
+  check_n_zero_writes_nothing("device_scan", ScanKind::inclusive, Plus<std::int32_t>{});
+  check_n_zero_writes_nothing("device_scan", ScanKind::exclusive, Plus<std::int32_t>{});
 }
 
 TEST_CASE("one-thread GPU exclusive scan of int32 starts with the identity and equals the oracle" *

@@ -25,7 +25,7 @@
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "warp_and_registers.cuh"
+#include "warp_and_registers_dispatch.cuh"
 
 namespace {
 

@@ -29,7 +29,7 @@
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "multi_block_scan.cuh"
+#include "multi_block_scan_dispatch.cuh"
 
 namespace {
 

@@ -23,8 +23,8 @@
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "stream_compaction.cuh"
-#include "stream_compaction_single_pass.cuh"
+#include "stream_compaction_dispatch.cuh"
+#include "stream_compaction_single_pass_dispatch.cuh"
 
 namespace {
 

@@ -24,7 +24,7 @@
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "radix_sort.cuh"
+#include "radix_sort_dispatch.cuh"
 
 namespace {
 

@@ -25,7 +25,7 @@
 #include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
 
-#include "segmented_scan.cuh"
+#include "segmented_scan_dispatch.cuh"
 
 namespace {
 

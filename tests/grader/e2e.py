@@ -3,13 +3,14 @@
 # student or an instructor would (a copy of exercises/, with solutions, a mutant, a syntax error or
 # a hang put in), grades it with scanlab_grade.py into a JSON report, and checks the scores.
 # Every scenario shares one grader build folder (the ctest fixture `grader_prepare` configures it
-# and builds the emulator once; RESOURCE_LOCK keeps the scenarios from building it at once).
+# and builds the checkers and the emulator once; the scenarios then share it).
 #
 #   e2e.py --work DIR prepare | stubs | solutions | broken | hang | mutant FILE.mutant
 """End-to-end scenarios for scanlab_grade.py (see tests/grader/CMakeLists.txt)."""
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -20,11 +21,17 @@ from typing import List
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(HERE))
+GRADER = REPO / "grader"
 sys.path.insert(0, str(REPO / "tests" / "mutants"))
+sys.path.insert(0, str(GRADER))
 
 import mutant  # noqa: E402
-import scanlab_grade  # noqa: E402
+from scanlab_grade.build import COMPILE_ERROR_LINES  # noqa: E402
+from scanlab_grade.chapters import declared_tests  # noqa: E402
+from scanlab_grade.cli import EXTENSIONS  # noqa: E402
+
+GRADE = [sys.executable, "-m", "scanlab_grade"]
+GRADE_ENV = dict(os.environ, PYTHONPATH=str(GRADER))
 
 failures: List[str] = []
 
@@ -37,12 +44,12 @@ def expect(ok: bool, what: str, quiet: bool = False) -> None:
 
 
 def grade(work: Path, folder: Path, *args: str, report: str = "json") -> subprocess.CompletedProcess:
-    out = work / f"{folder.name}.{scanlab_grade.EXTENSIONS[report]}"
-    cmd = [sys.executable, str(HERE / "scanlab_grade.py"), "--build-dir", str(work / "build"),
+    out = work / f"{folder.name}.{EXTENSIONS[report]}"
+    cmd = [*GRADE, "--build-dir", str(work / "build"),
            "--exercises", str(folder), "--report", report, "--out", str(out), *args]
     print("+ " + " ".join(cmd), flush=True)
     t0 = time.monotonic()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=GRADE_ENV)
     print(p.stdout, end="", flush=True)
     print(f"(graded in {time.monotonic() - t0:.1f} s, exit status {p.returncode})", flush=True)
     if p.returncode != 0:
@@ -119,9 +126,9 @@ def replace_once(path: Path, find: str, replace: str) -> None:
 
 
 def scenario_prepare(work: Path, _args) -> None:
-    cmd = [sys.executable, str(HERE / "scanlab_grade.py"), "--build-dir", str(work / "build"), "--prepare"]
+    cmd = [*GRADE, "--build-dir", str(work / "build"), "--prepare"]
     print("+ " + " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    subprocess.run(cmd, check=True, env=GRADE_ENV)
 
 
 def scenario_stubs(work: Path, _args) -> None:
@@ -143,7 +150,7 @@ def scenario_solutions(work: Path, _args) -> None:
     r = check_json(grade(work, folder, "--orders", "reverse").report)
     expect(r["score"] == r["points"] > 0, f"the solutions score full marks: {r['score']} of {r['points']}")
     for c in r["chapters"]:
-        declared = scanlab_grade.declared_tests(REPO / "tests" / "grade" / f"{c['chapter']}_{c['slug']}.cu")
+        declared = declared_tests(REPO / "tests" / "grade" / f"{c['chapter']}_{c['slug']}.cu")
         expect([(t.name, t.points) for t in declared] == [(t["name"], t["points"]) for t in c["tests"]],
                f"chapter {c['chapter']}: the points declared in the source are the points the program reports")
 
@@ -163,7 +170,7 @@ def scenario_broken(work: Path, _args) -> None:
     expect("error" in err and "hillis_steele.cuh" in err, "... with the compiler's error")
     expect(str(folder) in err and str(work / "build") not in err,
            "... naming the student's file, not the grader's copy")
-    expect(len(err.splitlines()) <= scanlab_grade.COMPILE_ERROR_LINES, "... in at most 20 lines")
+    expect(len(err.splitlines()) <= COMPILE_ERROR_LINES, "... in at most 20 lines")
     expect(c0["status"] == "graded" and c0["score"] == c0["points"], "the other chapter is graded (full marks)")
     check_junit(grade(work, folder, "--chapters", "00,01", "--seed", str(r["seed"]), report="junit").report, r)
     text = grade(work, folder, "--chapters", "00,01", "--seed", str(r["seed"]), report="text").report

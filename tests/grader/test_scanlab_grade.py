@@ -16,10 +16,15 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests" / "mutants"))
+sys.path.insert(0, str(REPO / "grader"))
 
 import drift_check  # noqa: E402
 import mutant  # noqa: E402
-import scanlab_grade as sg  # noqa: E402
+from scanlab_grade.build import stage_files  # noqa: E402
+from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_chapters  # noqa: E402
+from scanlab_grade.cli import UsageError, parse_args, safe_file_name  # noqa: E402
+from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests  # noqa: E402
+from scanlab_grade.report import ChapterResult, Grade, csv_cell, render  # noqa: E402
 
 
 class DeclaredTests(unittest.TestCase):
@@ -38,26 +43,26 @@ class DeclaredTests(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = Path(d) / "t.cu"
             path.write_text(src)
-            got = [(t.name, t.points) for t in sg.declared_tests(path)]
+            got = [(t.name, t.points) for t in declared_tests(path)]
         self.assertEqual(got, [("plain, with a comma (and parens)", 10),
                                ('joined literals "quoted"', 7),
                                ("no description", 1),
                                ("other decorators", 3)])
 
     def test_every_grading_source_declares_points(self):
-        sources = sorted((REPO / "tests" / "grade").glob("*.cu"))
+        sources = sorted(p for p in (REPO / "tests" / "grade").glob("*.cu") if not p.name.endswith("_runner.cu"))
         self.assertTrue(sources)
         for src in sources:
-            tests = sg.declared_tests(src)
+            tests = declared_tests(src)
             self.assertTrue(tests, src)
             self.assertEqual(len({t.name for t in tests}), len(tests), f"{src}: duplicate names")
             self.assertTrue(all(t.name and t.points > 0 for t in tests), src)
 
     def test_points_of(self):
-        self.assertEqual(sg.points_of("points: 15"), 15)
-        self.assertEqual(sg.points_of("hard case; points:2"), 2)
-        self.assertEqual(sg.points_of(""), 1)
-        self.assertEqual(sg.points_of(None), 1)
+        self.assertEqual(points_of("points: 15"), 15)
+        self.assertEqual(points_of("hard case; points:2"), 2)
+        self.assertEqual(points_of(""), 1)
+        self.assertEqual(points_of(None), 1)
 
 
 def doctest_xml(cases, complete=True):
@@ -94,7 +99,7 @@ FAILED_EXPR = """
 
 class XmlReader(unittest.TestCase):
     def read(self, text, chunk=7):
-        r = sg.DoctestXmlReader()
+        r = DoctestXmlReader()
         data = text.encode()
         for i in range(0, len(data), chunk):  # fed in pieces, as a running program writes it
             r.feed(data[i:i + chunk])
@@ -108,7 +113,7 @@ class XmlReader(unittest.TestCase):
         msg = r.finished[1].message
         self.assertIn("n = 33", msg)
         self.assertIn("first mismatch at index 32", msg)
-        self.assertIn("01_hillis_steele.cu:87", msg)
+        self.assertNotIn("CHECK(", msg)  # the checker's message, not the expression that carried it
         self.assertEqual(r.finished[1].duration, 0.5)
 
     def test_cut_off_inside_a_test_case(self):
@@ -192,9 +197,9 @@ class RunTests(unittest.TestCase):
 
     def run_plan(self, plan, timeout=2.0):
         env = dict(os.environ, FAKE_PLAN=",".join(plan))
-        names = sg.list_tests(self.program, env, self.work)
+        names = list_tests(self.program, env, self.work)
         self.assertEqual(names, [f"t{i}" for i in range(len(plan))])
-        results, notes = sg.run_tests(self.program, names, env, self.work, "fake", timeout)
+        results, notes = run_tests(self.program, names, env, self.work, "fake", timeout)
         return [results[n] for n in names], notes
 
     def test_every_kind_of_stop_costs_only_its_own_test(self):
@@ -216,27 +221,120 @@ class RunTests(unittest.TestCase):
         self.assertTrue(all(t.passed for t in got))
 
 
+class Options(unittest.TestCase):
+    """Every option is checked before any work: no traceback, no run lost at its end."""
+
+    def refused(self, *argv):
+        with self.assertRaises(SystemExit) as e, open(os.devnull, "w") as null:
+            old, sys.stderr = sys.stderr, null
+            try:
+                parse_args(list(argv))
+            finally:
+                sys.stderr = old
+        self.assertEqual(e.exception.code, 2, argv)
+
+    def test_bad_values_are_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.refused("--timeout", "nan")
+            self.refused("--timeout", "inf")
+            self.refused("--timeout", "-1")
+            self.refused("--build-timeout", "0")
+            self.refused("--seed", "100000000000000000000000")
+            self.refused("--seed", "-1")
+            self.refused("--jobs", "0")
+            self.refused("--orders", "sideways")
+            self.refused("--out", f"{d}/missing/report.txt")
+            self.refused("--class", d, "--csv", d)            # a folder, not a file
+            self.refused("--class", d, "--csv", f"{d}/no/such.csv")
+            self.refused("--build-dir", "/proc/x")
+            self.refused("--exercises", f"{d}/nothing")
+
+    def test_good_values_pass(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = parse_args(["--timeout", "2.5", "--seed", "42", "--jobs", "3", "--out", f"{d}/r.txt"])
+            self.assertEqual((a.timeout, a.seed, a.jobs), (2.5, 42, 3))
+
+
+class Staging(unittest.TestCase):
+    """Only the chapter's named files are taken from a student, only as regular files."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.root = Path(self.dir.name)
+        self.student = self.root / "student"
+        (self.student / "01_x").mkdir(parents=True)
+        self.chapter = Chapter("01", "x", files=("a.cuh",))
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def stage(self):
+        return stage_files(self.chapter, self.student, self.root / "dest")
+
+    def test_regular_file_is_copied_and_extras_named(self):
+        (self.student / "01_x" / "a.cuh").write_text("int a;")
+        (self.student / "01_x" / "doctest.h").write_text("#define CHECK(...)")
+        notes, error = self.stage()
+        self.assertIsNone(error)
+        self.assertEqual((self.root / "dest" / "a.cuh").read_text(), "int a;")
+        self.assertFalse((self.root / "dest" / "doctest.h").exists())
+        self.assertTrue(any("doctest.h" in n for n in notes))
+
+    def test_links_fifos_and_missing_files_are_refused(self):
+        target = self.root / "secret.cuh"
+        target.write_text("secret")
+        (self.student / "01_x" / "a.cuh").symlink_to(target)
+        self.assertIn("symbolic link", self.stage()[1])
+        (self.student / "01_x" / "a.cuh").unlink()
+        os.mkfifo(self.student / "01_x" / "a.cuh")
+        self.assertIn("not a regular file", self.stage()[1])   # refused at once, not waited on
+        (self.student / "01_x" / "a.cuh").unlink()
+        self.assertIn("missing", self.stage()[1])
+
+    def test_a_linked_chapter_folder_is_refused(self):
+        (self.student / "01_x").rmdir()
+        (self.student / "01_x").symlink_to(self.root)
+        self.assertIn("not a folder", self.stage()[1])
+
+
+class Class(unittest.TestCase):
+    def test_csv_cells_cannot_be_formulas(self):
+        self.assertEqual(csv_cell("=1+1"), "'=1+1")
+        self.assertEqual(csv_cell("@SUM(A1)"), "'@SUM(A1)")
+        self.assertEqual(csv_cell("+cmd"), "'+cmd")
+        self.assertEqual(csv_cell("-3"), "-3")
+        self.assertEqual(csv_cell("ann"), "ann")
+        self.assertEqual(csv_cell(17), "17")
+
+    def test_report_file_names_are_safe_and_distinct(self):
+        self.assertEqual(safe_file_name("ann"), "ann")
+        odd = [safe_file_name(n) for n in ("a b", "a_b", "..x", "élève", "a\nb")]
+        self.assertEqual(len(set(odd)), len(odd))
+        for n in odd:
+            self.assertRegex(n, r"^[A-Za-z0-9_][A-Za-z0-9._-]*$")
+
+
 class Reports(unittest.TestCase):
     def grade(self):
-        ch0, ch1 = sg.Chapter("00", "sequential"), sg.Chapter("01", "hillis_steele")
-        r0 = sg.ChapterResult(ch0, tests=[
-            sg.TestResult("ok <&> \"quoted\"", 10, True, duration=0.25),
-            sg.TestResult("bad", 5, False, "got \x01 garbage <x>", ["got \x01 garbage <x>"], order="reverse")])
+        ch0, ch1 = Chapter("00", "sequential"), Chapter("01", "hillis_steele")
+        r0 = ChapterResult(ch0, tests=[
+            TestResult("ok <&> \"quoted\"", 10, True, duration=0.25),
+            TestResult("bad", 5, False, "got \x01 garbage <x>", ["got \x01 garbage <x>"], order="reverse")])
         r0.points = 15
-        r1 = sg.ChapterResult(ch1, status="compile_error", compile_error="x.cuh:3: error: ‘this’",
-                              tests=[sg.TestResult("t", 7, False, "not graded")])
+        r1 = ChapterResult(ch1, status="compile_error", compile_error="x.cuh:3: error: ‘this’",
+                              tests=[TestResult("t", 7, False, "not graded")])
         r1.points = 7
-        return sg.Grade("/students/ann", 42, "emu", ["default", "reverse"], [r0, r1])
+        return Grade("/students/ann", 42, "emu", ["default", "reverse"], [r0, r1])
 
     def test_json(self):
-        r = json.loads(sg.render(self.grade(), "json", "replay"))
+        r = json.loads(render(self.grade(), "json", "replay"))
         self.assertEqual((r["score"], r["points"], r["seed"]), (10, 22, 42))
         self.assertEqual([(c["chapter"], c["score"], c["points"], c["status"]) for c in r["chapters"]],
                          [("00", 10, 15, "graded"), ("01", 0, 7, "compile_error")])
         self.assertEqual(r["chapters"][0]["tests"][1]["order"], "reverse")
 
     def test_junit_is_valid_xml_and_complete(self):
-        root = ET.fromstring(sg.render(self.grade(), "junit", "replay"))
+        root = ET.fromstring(render(self.grade(), "junit", "replay"))
         suites = root.findall("testsuite")
         self.assertEqual([s.get("name") for s in suites], ["00_sequential", "01_hillis_steele"])
         self.assertEqual(suites[0].get("failures"), "1")
@@ -246,7 +344,7 @@ class Reports(unittest.TestCase):
         self.assertIn("error", suites[1].find("testcase[@name='build']/error").text)
 
     def test_text(self):
-        text = sg.render(self.grade(), "text", "./lab grade --seed 42")
+        text = render(self.grade(), "text", "./lab grade --seed 42")
         self.assertIn("10 / 15", text)
         self.assertIn("FAILED (5 pts) bad [order: reverse]", text)
         self.assertIn("does not compile", text)
@@ -255,13 +353,13 @@ class Reports(unittest.TestCase):
         self.assertRegex(text, r"total\s+10 / 22")
 
     def test_select_chapters(self):
-        chs = [sg.Chapter("00", "sequential"), sg.Chapter("01", "hillis_steele")]
-        self.assertEqual(sg.select_chapters(chs, "1"), [chs[1]])
-        self.assertEqual(sg.select_chapters(chs, "01,00,1"), [chs[1], chs[0]])
-        self.assertEqual(sg.select_chapters(chs, "sequential"), [chs[0]])
-        self.assertEqual(sg.select_chapters(chs, None), chs)
+        chs = [Chapter("00", "sequential"), Chapter("01", "hillis_steele")]
+        self.assertEqual(select_chapters(chs, "1"), [chs[1]])
+        self.assertEqual(select_chapters(chs, "01,00,1"), [chs[1], chs[0]])
+        self.assertEqual(select_chapters(chs, "sequential"), [chs[0]])
+        self.assertEqual(select_chapters(chs, None), chs)
         with self.assertRaises(ValueError):
-            sg.select_chapters(chs, "7")
+            select_chapters(chs, "7")
 
 
 class Drift(unittest.TestCase):

@@ -1,0 +1,163 @@
+// scanlab/grading/checker.hpp: everything a grading checker (tests/grade/NN_slug.cu) needs.
+//
+// A checker makes inputs, asks the chapter's runner (tests/grade/NN_slug_runner.cu, built with the
+// student's code) to run an entry on them, and checks the outputs against the oracle:
+//
+//   const std::vector<std::int32_t> in = random_ints(1000, ++stream);
+//   const auto got = call_entry("block_scan", Plus<std::int32_t>{}, in, {{"kind", "inclusive"}});
+//   check_scan(in, got, ScanKind::inclusive, Plus<std::int32_t>{});
+//
+// The runner is another process (scanlab/grading/remote.hpp): whatever the student's code does,
+// it cannot touch this program's checks or its report.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "scanlab/grading/checks.hpp"
+#include "scanlab/grading/remote.hpp"
+#include "scanlab/grading/wire.hpp"
+#include "scanlab/testing.hpp"
+
+namespace scanlab::grading {
+
+// ---- the emulator's settings -------------------------------------------------------------------
+
+// The emulator settings every call carries (block order, resident slots, memory model, race
+// checker, ...; the names of the runner's EmuSettings). A GPU runner ignores them.
+inline json& emu_settings() {
+  static json settings = json::object();
+  return settings;
+}
+
+// Restores the settings when a test case (or a loop over orders) ends, so that what one test sets
+// never leaks into the next.
+struct EmuSettingsGuard {
+  json saved = emu_settings();
+  ~EmuSettingsGuard() { emu_settings() = saved; }
+};
+
+// Whether the runner runs on the CPU emulator (where block orders and the race checker exist).
+inline bool on_emulator() { return runner_backend() == "emu"; }
+
+// Runs fn once per order in which blocks can run. On the emulator: in order, reversed, and
+// shuffled (seeded from the test seed): a block that writes outside its own tile, or reads a carry
+// before its producer ran, is caught only in some orders. On a GPU: once, in the hardware's order.
+template <class F>
+void for_each_block_order(F&& fn) {
+  if (!on_emulator()) {
+    fn();
+    return;
+  }
+  EmuSettingsGuard restore;
+  for (const char* order : {"in-order", "reverse", "random"}) {
+    emu_settings()["schedule"] = order;
+    emu_settings()["seed"] = test_seed();
+    INFO("emulator block order: " << std::string(order));
+    fn();
+  }
+}
+
+// ---- calls -------------------------------------------------------------------------------------
+
+// A request for one entry of the runner.
+class Request {
+ public:
+  explicit Request(std::string entry) { body_["entry"] = std::move(entry); }
+
+  template <class Op>
+  Request& monoid(Op) {
+    body_["monoid"] = wire::monoid_tag<Op>();
+    return *this;
+  }
+
+  Request& kind(ScanKind k) {
+    body_["params"]["kind"] = to_string(k);
+    return *this;
+  }
+
+  Request& params(const json& p) {
+    for (const auto& [k, v] : p.items()) body_["params"][k] = v;
+    return *this;
+  }
+
+  template <class T>
+  Request& input(const std::vector<T>& v) {
+    body_["inputs"].push_back(wire::encode_array(v));
+    return *this;
+  }
+
+  // Sends it with the current emulator settings. A reply that is not ok fails the test case's
+  // current check, with the reason and the runner's last output lines.
+  Reply send() {
+    if (!emu_settings().empty()) body_["emu"] = emu_settings();
+    Reply r = call_runner(body_);
+    record(r);
+    return r;
+  }
+
+  // Sends it and expects the runner to refuse the arguments (std::invalid_argument).
+  bool send_expecting_invalid_argument() {
+    if (!emu_settings().empty()) body_["emu"] = emu_settings();
+    const Reply r = call_runner(body_);
+    const bool refused = r.status == Reply::Status::invalid_argument;
+    CHECK_MESSAGE(refused, "expected the arguments to be refused (std::invalid_argument), but the runner "
+                               << (r.ok() ? std::string("accepted them") : describe(r)));
+    return refused;
+  }
+
+  // The reason a reply is not ok, with what the runner printed last.
+  static std::string describe(const Reply& r) {
+    std::string text = std::string(to_string(r.status)) + ": " + r.message;
+    const std::string log = runner_log_tail();
+    if (!log.empty()) text += "\n  the runner's last output:\n    " + log;
+    return text;
+  }
+
+ private:
+  static void record(const Reply& r) {
+    std::string notes;
+    if (r.info.contains("emulator") && r.info["emulator"].is_array()) {
+      for (const auto& f : r.info["emulator"]) {
+        if (f.is_string()) notes += "\n  the emulator found: " + f.get<std::string>();
+      }
+    }
+    last_call_notes() = notes;
+    if (!r.ok()) FAIL_CHECK(describe(r));
+  }
+
+  json body_ = json{{"inputs", json::array()}, {"params", json::object()}};
+};
+
+// Output i of a reply as an array of T; fails the current check and returns an empty array when
+// the reply is not ok or has no such output of that type.
+template <class T>
+std::vector<T> output(const Reply& r, std::size_t i = 0) {
+  if (!r.ok()) return {};
+  if (!r.outputs.is_array() || i >= r.outputs.size()) {
+    FAIL_CHECK("the runner returned " << r.outputs.size() << " outputs; output " << i << " is missing");
+    return {};
+  }
+  try {
+    return wire::decode_array<T>(r.outputs[i], "output " + std::to_string(i));
+  } catch (const std::exception& e) {
+    FAIL_CHECK("the runner's " << e.what());
+    return {};
+  }
+}
+
+// The common case: entry(op, in, params) -> one output array (Out: the input's type by default).
+template <class Out = void, class In, class Op>
+auto call_entry(const std::string& entry, Op op, const std::vector<In>& in, const json& params = json::object()) {
+  using O = std::conditional_t<std::is_void_v<Out>, In, Out>;
+  const Reply r = Request(entry).monoid(op).params(params).input(in).send();
+  return output<O>(r, 0);
+}
+
+}  // namespace scanlab::grading

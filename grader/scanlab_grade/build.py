@@ -1,0 +1,281 @@
+"""What the grader builds.
+
+The grader's own build (GraderBuild): a CMake build of the checkout, configured once, that makes
+the chapters' checkers and the runtime a runner links with (the emulator, the translator, the
+runner's main). Nothing of a student is in it.
+
+A submission's runner (build_runner): the student's files, copied into a scratch folder outside the
+checkout (stage_files: only the files the chapter names, only regular files, never through a
+link), compiled with the chapter's runner source in the sandbox, with a time limit.
+"""
+
+import fcntl
+import os
+import re
+import shutil
+import stat
+import subprocess
+import time
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from scanlab_grade.chapters import Chapter
+from scanlab_grade.doctest_run import GradeError
+from scanlab_grade.sandbox import BUILD_LIMITS, Sandbox, make_writable_for_sandbox
+
+MAX_STUDENT_FILE_BYTES = 1 << 20
+COMPILE_ERROR_LINES = 20
+
+
+def say(msg: str) -> None:
+    import sys
+    print(f"scanlab-grade: {msg}", file=sys.stderr, flush=True)
+
+
+class GraderBuild:
+    """The grader's CMake build tree (one per backend). A grade holds it exclusively while it
+    configures and builds, then shares it with other grades (which only read it)."""
+
+    def __init__(self, repo: Path, build_dir: Path, backend: str, jobs: int, verbose: bool):
+        self.repo, self.dir, self.backend, self.jobs, self.verbose = repo, build_dir, backend, jobs, verbose
+        self._lock_file = None
+
+    def __enter__(self):
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._lock_file = open(self.dir.parent / f"{self.dir.name}.lock", "w")
+        fcntl.flock(self._lock_file, fcntl.LOCK_SH)
+        return self
+
+    def _exclusive(self) -> None:
+        """Takes the build for itself (to configure or build), waiting for the grades reading it."""
+        fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"waiting for other grading runs that use {self.dir} ...")
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX)
+
+    def _up_to_date(self, targets: List[str]) -> bool:
+        if not (self.dir / "build.ninja").is_file():
+            return False
+        p = subprocess.run([self._ninja(), "-C", str(self.dir), "-n", *targets], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        return p.returncode == 0 and b"no work to do" in p.stdout
+
+    def __exit__(self, *exc):
+        if self._lock_file:
+            fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+            self._lock_file.close()
+
+    def _run(self, cmd: List[str], check: bool = True) -> subprocess.CompletedProcess:
+        if self.verbose:
+            say("+ " + " ".join(cmd))
+        p = subprocess.run(cmd, cwd=self.repo, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL)
+        p.text = p.stdout.decode(errors="replace")
+        if check and p.returncode != 0:
+            raise GradeError(f"command failed ({p.returncode}): {' '.join(cmd)}\n{p.text[-4000:]}")
+        return p
+
+    def configure(self) -> None:
+        if (self.dir / "CMakeCache.txt").is_file() and (self.dir / "build.ninja").is_file():
+            # Re-runs CMake when the project's CMake files changed since (a chapter was added).
+            self._run([self._ninja(), "-C", str(self.dir), "build.ninja"])
+            return
+        say(f"configuring the grader build in {self.dir} (once; later runs reuse it)")
+        if self.backend == "emu":
+            backends = ["-DSCANLAB_EMU=ON", "-DSCANLAB_CUDA=OFF"]
+        else:
+            backends = ["-DSCANLAB_EMU=OFF", "-DSCANLAB_CUDA=ON"]
+        self._run(["cmake", "-S", str(self.repo), "-B", str(self.dir), "-G", "Ninja",
+                   "-DCMAKE_BUILD_TYPE=RelWithDebInfo", *backends,
+                   "-DSCANLAB_GPU_TESTS=OFF", "-DSCANLAB_BOOK_TESTS=OFF"])
+
+    def _ninja(self) -> str:
+        m = re.search(r"^CMAKE_MAKE_PROGRAM:[A-Z]+=(.+)$", (self.dir / "CMakeCache.txt").read_text(), re.M)
+        return m.group(1).strip() if m else "ninja"
+
+    def _cache(self, name: str) -> str:
+        m = re.search(rf"^{re.escape(name)}:[A-Z]+=(.*)$", (self.dir / "CMakeCache.txt").read_text(), re.M)
+        return m.group(1).strip() if m else ""
+
+    def build(self, chapters: List[Chapter]) -> None:
+        """Configures (once) and builds the checkers of these chapters and the runtime of the
+        runners: the grader's code only, so a failure here is the grader's problem. Grades that
+        find it built share it; one that must build waits for them and holds it alone meanwhile."""
+        targets = ([c.checker_target() for c in chapters if c.split]
+                   + [f"scanlab_grading_runner_{self.backend}", "scanlab_doctest_main"])
+        if self.backend == "emu":
+            targets += ["scanlab_emu", "scanlab_emu_translate"]
+        if self._up_to_date(targets):
+            return
+        self._exclusive()
+        self.configure()
+        t0 = time.monotonic()
+        self._run(["cmake", "--build", str(self.dir), "-j", str(self.jobs), "--target", *targets])
+        if time.monotonic() - t0 > 5:
+            say(f"built the checkers and the {self.backend} runtime in {time.monotonic() - t0:.0f} s")
+        fcntl.flock(self._lock_file, fcntl.LOCK_SH)  # from here on the build is only read
+
+    def checker(self, chapter: Chapter) -> Path:
+        return self.dir / "bin" / chapter.checker_target()
+
+    def runner_library(self) -> Path:
+        return self.dir / "common" / f"libscanlab_grading_runner_{self.backend}.a"
+
+    # ---- a submission's runner -----------------------------------------------------------------
+
+    def runner_command(self, chapter: Chapter, src: Path, out: Path) -> List[str]:
+        """The command that compiles the chapter's runner with the student's files in `src` (for a
+        chapter not yet split: its whole grading program)."""
+        if chapter.split:
+            source = self.repo / "tests" / "grade" / f"{chapter.id}_runner.cu"
+            library = self.runner_library()
+        else:
+            source = self.repo / "tests" / "grade" / f"{chapter.id}.cu"
+            library = self.dir / "common" / "libscanlab_doctest_main.a"
+        chapter_dir = self.repo / "chapters" / chapter.id
+        if self.backend == "emu":
+            return [str(self.dir / "bin" / "scanlab-emucc"), str(source), "-o", str(out),
+                    "-I", str(src), "-I", str(chapter_dir), str(library),
+                    "-MD", "-MF", str(out.parent / "deps.d")]
+        nvcc = self._cache("CMAKE_CUDA_COMPILER") or "nvcc"
+        arch = self._cache("CMAKE_CUDA_ARCHITECTURES") or "native"
+        arch_flag = "-arch=native" if arch in ("native", "all", "") else f"-arch=sm_{arch.split(';')[0]}"
+        return [nvcc, "-std=c++17", "-O3", arch_flag, "--expt-relaxed-constexpr", "-lineinfo",
+                "-I", str(src), "-I", str(chapter_dir), "-I", str(self.repo / "common" / "include"),
+                str(source), str(library), "-o", str(out)]
+
+    def read_only_paths(self, chapter: Chapter) -> List[Path]:
+        """What a runner's build may read of the checkout and of this build: the common headers,
+        the chapter's given code and its runner source, the runtime. Never solutions/, never the
+        other chapters, never the checkers' sources."""
+        return [self.repo / "common" / "include", self.repo / "common" / "emu" / "include",
+                self.repo / "chapters" / chapter.id,
+                self.repo / "tests" / "grade" / (f"{chapter.id}_runner.cu" if chapter.split else f"{chapter.id}.cu"),
+                self.dir / "bin", self.dir / "common"]
+
+
+def stage_files(chapter: Chapter, student_dir: Path, dest: Path) -> Tuple[List[str], Optional[str]]:
+    """Copies the chapter's files from the student's folder into dest. Returns (notes, error):
+    error says why the chapter cannot be built (a file missing or refused). Only regular files
+    are read, opened without following links and without blocking (a FIFO is refused, not
+    waited on); extra files in the folder are named in a note and ignored."""
+    notes: List[str] = []
+    folder = student_dir / chapter.id
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return notes, f"no folder {chapter.id}/"
+    if not stat.S_ISDIR(st.st_mode):
+        return notes, f"{chapter.id} is not a folder (a link or a file); it was not read"
+    dest.mkdir(parents=True, exist_ok=True)
+    wanted = set(chapter.files)
+    try:
+        extra = sorted(p.name for p in folder.iterdir() if p.name not in wanted)
+    except OSError as e:
+        return notes, f"cannot list {chapter.id}/: {e.strerror}"
+    if extra:
+        shown = ", ".join(repr(x) for x in extra[:8]) + (" ..." if len(extra) > 8 else "")
+        notes.append(f"ignored files that are not part of the exercise: {shown}")
+    for name in chapter.files:
+        path = folder / name
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return notes, f"{chapter.id}/{name} is missing"
+        except OSError as e:
+            why = "a symbolic link" if e.errno == 40 else e.strerror
+            return notes, f"{chapter.id}/{name} was not read: {why}"
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return notes, f"{chapter.id}/{name} is not a regular file; it was not read"
+            if st.st_size > MAX_STUDENT_FILE_BYTES:
+                return notes, f"{chapter.id}/{name} is larger than {MAX_STUDENT_FILE_BYTES >> 20} MiB"
+            data = b""
+            while len(data) <= MAX_STUDENT_FILE_BYTES:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            os.close(fd)
+        (dest / name).write_bytes(data)
+    return notes, None
+
+
+def build_runner(build: GraderBuild, sandbox: Sandbox, chapter: Chapter, scratch: Path,
+                 student_label: str, timeout: float) -> Tuple[Optional[Path], str]:
+    """Compiles the runner in scratch/src into scratch/out/runner in the sandbox. Returns (path,
+    "") or (None, the compiler's first error lines with the student's paths shown)."""
+    src, out = scratch / "src", scratch / "out"
+    out.mkdir(parents=True, exist_ok=True)
+    for p in (scratch, src, out):
+        make_writable_for_sandbox(p)
+    binary = out / "runner"
+    cmd = build.runner_command(chapter, src, binary)
+    env = {"PATH": "/usr/local/cuda/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+    wrapped = sandbox.wrap(cmd, read_only=build.read_only_paths(chapter), writable=[scratch],
+                           chdir=scratch, env=env, limits=BUILD_LIMITS)
+    if not sandbox.enabled:
+        wrapped_env = dict(os.environ, **env)
+    else:
+        wrapped_env = None
+    if build.verbose:
+        say("+ " + " ".join(wrapped))
+    try:
+        p = subprocess.run(wrapped, cwd=scratch, env=wrapped_env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout,
+                           start_new_session=True)
+    except subprocess.TimeoutExpired:
+        # run() killed the sandbox's first process; the kernel ends the rest of its namespace.
+        return None, f"the build took longer than {timeout:g} s and was stopped"
+    text = p.stdout.decode(errors="replace")
+    text = text.replace(str(src) + "/", f"{student_label}/{chapter.id}/")
+    text = text.replace(str(build.repo) + "/", "")
+    if p.returncode != 0 or not binary.is_file():
+        return None, compiler_message(text) or f"the build failed (exit status {p.returncode})"
+    outside = includes_outside(out / "deps.d", build.read_only_paths(chapter) + [src, Path("/usr")])
+    if outside:
+        binary.unlink()
+        return None, ("the build read files outside the exercise, the chapter's given code and the "
+                      "system: " + ", ".join(str(p) for p in outside[:5]))
+    return binary, ""
+
+
+def includes_outside(depfile: Path, allowed: List[Path]) -> List[Path]:
+    """The files a build read (its compiler's dependency file) that lie outside the allowed
+    folders. The sandbox shows nothing else; this check holds without it (--no-sandbox) too."""
+    if not depfile.is_file():
+        return []
+    text = depfile.read_text(errors="replace").replace("\\\n", " ")
+    _, _, deps = text.partition(":")
+    roots = [str(a.resolve()) for a in allowed]
+    outside = []
+    for token in deps.split():
+        path = Path(token)
+        # Relative paths, and scanlab-emucc's own working folder (the translated copies).
+        if not path.is_absolute() or re.match(r"/tmp/tmp\.[A-Za-z0-9]+/", token):
+            continue
+        resolved = str(path.resolve())
+        if not any(resolved == r or resolved.startswith(r + "/") for r in roots):
+            outside.append(path)
+    return outside
+
+
+def compiler_message(text: str) -> str:
+    """The compiler's first error, with the context lines just before it."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    first = next((i for i, line in enumerate(lines) if re.search(r"\berror\b", line)), None)
+    if first is None:
+        return "\n".join(lines[-COMPILE_ERROR_LINES:])
+    start = max(0, first - 3)
+    while start < first and not re.search(r"In file included|In (instantiation|function|member)|required from",
+                                          lines[start]):
+        start += 1
+    return "\n".join(lines[start:start + COMPILE_ERROR_LINES])
+
+
+def remove_tree(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,125 @@
+"""The sandbox every build and run of a submission goes through.
+
+A submission is a stranger's code. Its build and its runner run under bubblewrap (Debian's
+`bubblewrap`): new user, PID, network, IPC and UTS namespaces (no network; when the sandbox's
+first process ends, the kernel ends every process left in it, `setsid` daemons included), the
+system's /usr read-only, an empty /etc but for what the compilers need, of the checkout only the
+folders the build reads (read-only; never solutions/ or tests/ beyond the chapter's runner), a
+private /tmp, and one writable scratch folder outside the checkout. `prlimit` bounds CPU time,
+address space, processes and file size; as root, the sandbox also drops to the `nobody` user, so
+the process limit counts only the sandbox's own processes. The idea is that of the judges'
+sandboxes (DOMjudge's runguard, CMS's isolate): what runs inside cannot reach the grader's files,
+the reports, the network or the machine beyond its limits.
+"""
+
+import dataclasses
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+NOBODY = 65534
+
+
+@dataclasses.dataclass
+class Limits:
+    cpu_seconds: int = 600          # RLIMIT_CPU of the whole sandbox process
+    address_space: Optional[int] = 8 << 30   # RLIMIT_AS per process (None: unlimited, e.g. CUDA)
+    processes: int = 64             # RLIMIT_NPROC of the sandbox's user
+    file_size: int = 64 << 20       # RLIMIT_FSIZE: the largest file it may write
+
+
+BUILD_LIMITS = Limits(cpu_seconds=600, address_space=6 << 30, processes=128, file_size=256 << 20)
+RUN_LIMITS = Limits(cpu_seconds=1800, address_space=8 << 30, processes=64, file_size=64 << 20)
+
+
+def _system_binds() -> List[str]:
+    """The system as the compilers and programs need it, read-only."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), f"/{name}"]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), f"/{name}"]
+    # /etc: only what dynamic linking and the toolchains read (no passwd, no hosts, no secrets).
+    for name in ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives"):
+        p = Path("/etc") / name
+        if p.exists():
+            args += ["--ro-bind", str(p), str(p)]
+    return args
+
+
+def _gpu_binds() -> List[str]:
+    args = []
+    for p in sorted(Path("/dev").glob("nvidia*")):
+        args += ["--dev-bind", str(p), str(p)]
+    return args
+
+
+@dataclasses.dataclass
+class Sandbox:
+    """How to wrap a command; `enabled` False runs it as it is (the instructor's --no-sandbox)."""
+    enabled: bool = True
+    reason: str = ""                # why it is off, when it is
+    gpu: bool = False
+
+    def wrap(self, argv: Sequence[str], *, read_only: Sequence[Path], writable: Sequence[Path],
+             chdir: Path, env: Dict[str, str], limits: Limits) -> List[str]:
+        """The command that runs argv in the sandbox: `read_only` and `writable` paths appear at
+        their own absolute paths, nothing else of the file system does (but the system)."""
+        if not self.enabled:
+            return list(argv)
+        cmd = ["prlimit", f"--cpu={limits.cpu_seconds}", f"--nproc={limits.processes}",
+               f"--fsize={limits.file_size}", "--core=0"]
+        if limits.address_space is not None:
+            cmd.append(f"--as={limits.address_space}")
+        cmd.append("--")
+        if os.geteuid() == 0:
+            cmd += ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+        cmd += ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+                "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "sandbox"]
+        cmd += _system_binds()
+        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/var/tmp"]
+        if self.gpu:
+            cmd += _gpu_binds()
+        for p in read_only:
+            cmd += ["--ro-bind", str(p), str(p)]
+        for p in writable:
+            cmd += ["--bind", str(p), str(p)]
+        cmd += ["--chdir", str(chdir), "--clearenv"]
+        for k, v in sorted(env.items()):
+            cmd += ["--setenv", k, v]
+        cmd += ["--", *argv]
+        return cmd
+
+
+def probe(gpu: bool = False) -> Sandbox:
+    """A sandbox if this machine can make one (bubblewrap installed, namespaces allowed), else a
+    disabled one whose `reason` says why."""
+    for tool in ("bwrap", "prlimit"):
+        if shutil.which(tool) is None:
+            package = "bubblewrap" if tool == "bwrap" else "util-linux"
+            return Sandbox(False, f"{tool} is not installed (Debian package {package})")
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        return Sandbox(False, "setpriv is not installed (Debian package util-linux)")
+    box = Sandbox(True, "", gpu)
+    argv = box.wrap(["/usr/bin/true"], read_only=[], writable=[], chdir=Path("/"),
+                    env={"PATH": "/usr/bin:/bin"}, limits=Limits())
+    try:
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return Sandbox(False, f"bubblewrap could not start: {e}")
+    if p.returncode != 0:
+        why = p.stdout.decode(errors="replace").strip().splitlines()
+        return Sandbox(False, "bubblewrap cannot create namespaces here"
+                       + (f" ({why[-1]})" if why else ""))
+    return box
+
+
+def make_writable_for_sandbox(path: Path) -> None:
+    """The sandbox runs as `nobody` when the grader is root: hand it its scratch folder."""
+    if os.geteuid() == 0:
+        os.chown(path, NOBODY, NOBODY)

@@ -1,0 +1,45 @@
+// Chapter 02's grading runner: the student's Blelloch scans, run on the inputs the checker
+// (02_blelloch.cu) sends. It decides nothing; see scanlab/grading/runner.hpp.
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include <scanlab/grading/runner.hpp>
+
+#include "blelloch_dispatch.cuh"
+
+using namespace scanlab::grading;
+
+// The monoids: with_scan_monoid's four, the explicit instantiations of the student's templates.
+
+// The one-block scan of the input (at most 2048 elements), inclusive or exclusive, into a
+// poisoned output. Parameter n (default: the input's length) is the length the scan is told, so
+// that the checker can ask for n == 0 on a non-empty buffer.
+SCANLAB_GRADE_ENTRY(block_scan) {
+  with_scan_monoid(call, [&](auto op) {
+    using T = typename decltype(op)::value_type;
+    const std::vector<T> in = call.input<T>(0);
+    const std::size_t n = call.length(in.size());
+    const ScanKind kind = call.kind();
+    call.output(run_on_device(in, [&](T* d_in, T* d_out) {
+      if (kind == ScanKind::inclusive) ch02::blelloch_inclusive_scan_block(d_in, d_out, static_cast<int>(n), op);
+      else ch02::blelloch_exclusive_scan_block(d_in, d_out, static_cast<int>(n), op);
+    }));
+  });
+}
+
+// The scan of independent tiles of parameter `tile` elements (a power of two), inclusive or
+// exclusive, into a poisoned output.
+SCANLAB_GRADE_ENTRY(tile_scan) {
+  with_scan_monoid(call, [&](auto op) {
+    using T = typename decltype(op)::value_type;
+    const std::vector<T> in = call.input<T>(0);
+    const int tile = call.param<int>("tile");
+    const ScanKind kind = call.kind();
+    call.output(run_on_device(in, [&](T* d_in, T* d_out) {
+      if (kind == ScanKind::inclusive) ch02::blelloch_inclusive_scan_tiles(d_in, d_out, in.size(), tile, op);
+      else ch02::blelloch_exclusive_scan_tiles(d_in, d_out, in.size(), tile, op);
+    }));
+  });
+}

@@ -1,0 +1,119 @@
+// Chapter 03's grading runner: the student's padding (CONFLICT_FREE_OFFSET, through the given
+// Padded layout) and layout scans, run on the inputs the checker (03_bank_conflicts.cu) sends, and
+// on the emulator the bank-conflict records of a scan. It decides nothing; see
+// scanlab/grading/runner.hpp.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <scanlab/grading/runner.hpp>
+
+#if defined(SCANLAB_EMU)
+#include <scanlab_emu/diagnostics.hpp>
+#endif
+
+#include "bank_conflicts_dispatch.cuh"
+
+using namespace scanlab::grading;
+
+namespace {
+
+// The layout named by parameter "layout": "padded" (this chapter's, the default) or "unpadded"
+// (chapter 02's).
+template <class F>
+void with_layout(const Call& call, F&& fn) {
+  const std::string layout = call.param<std::string>("layout", "padded");
+  if (layout == "padded") fn(ch03::Padded{});
+  else if (layout == "unpadded") fn(ch03::Unpadded{});
+  else throw std::runtime_error("layout '" + layout + "' is not a layout of this chapter");
+}
+
+// One block scan of in[0, n) under a layout, into a poisoned output.
+template <class Layout, class T, class Op>
+std::vector<T> layout_block_scan(const std::vector<T>& in, std::size_t n, ScanKind kind, Op op) {
+  if (n > in.size()) throw std::runtime_error("n is larger than the input");
+  return run_on_device(in, [&](T* d_in, T* d_out) {
+    if (kind == ScanKind::inclusive) ch03::blelloch_layout_inclusive_scan_block<Layout>(d_in, d_out, static_cast<int>(n), op);
+    else ch03::blelloch_layout_exclusive_scan_block<Layout>(d_in, d_out, static_cast<int>(n), op);
+  });
+}
+
+}  // namespace
+
+// Where the padded layout puts elements 0 .. m-1 (parameter m) in shared memory: output 0 is
+// Padded::slot(i) for each i. Info: halves (Padded::kHalves: thread t loads elements t and t + m/2)
+// and shared_words (the words the launch reserves for a tile of m elements).
+SCANLAB_GRADE_ENTRY(padded_slots) {
+  const int m = call.param<int>("m");
+  if (m < 1) throw std::runtime_error("m must be positive");
+  std::vector<std::int32_t> slots(static_cast<std::size_t>(m));
+  for (int i = 0; i < m; ++i) slots[static_cast<std::size_t>(i)] = ch03::Padded::slot(i);
+  call.output(slots);
+  call.info()["halves"] = ch03::Padded::kHalves;
+  call.info()["shared_words"] = ch03::shared_words<ch03::Padded>(m);
+}
+
+// The one-block scan of the input under parameter layout, inclusive or exclusive, into a poisoned
+// output. Parameter n (default: the input's length) is the length the scan is told.
+SCANLAB_GRADE_ENTRY(block_scan) {
+  with_scan_monoid(call, [&](auto op) {
+    using T = typename decltype(op)::value_type;
+    const std::vector<T> in = call.input<T>(0);
+    const std::size_t n = call.length(in.size());
+    with_layout(call, [&](auto layout) {
+      call.output(layout_block_scan<decltype(layout)>(in, n, call.kind(), op));
+    });
+  });
+}
+
+// The padded scan of independent tiles of parameter `tile` elements (a power of two), inclusive or
+// exclusive, into a poisoned output.
+SCANLAB_GRADE_ENTRY(tile_scan) {
+  with_scan_monoid(call, [&](auto op) {
+    using T = typename decltype(op)::value_type;
+    const std::vector<T> in = call.input<T>(0);
+    const int tile = call.param<int>("tile");
+    const ScanKind kind = call.kind();
+    call.output(run_on_device(in, [&](T* d_in, T* d_out) {
+      if (kind == ScanKind::inclusive) ch03::blelloch_layout_inclusive_scan_tiles(d_in, d_out, in.size(), tile, op);
+      else ch03::blelloch_layout_exclusive_scan_tiles(d_in, d_out, in.size(), tile, op);
+    }));
+  });
+}
+
+// block_scan, and what the emulator's bank-conflict counter (on when the checker's emulator
+// settings say "banks") recorded during it, per phase (barrier interval): info bank_phases[p] =
+// {worst: the highest number of words one bank served to one warp access, accesses: the warp
+// accesses}, and bank_records: true. A GPU has no such records: bank_records is false there.
+SCANLAB_GRADE_ENTRY(block_scan_banks) {
+  with_scan_monoid(call, [&](auto op) {
+    using T = typename decltype(op)::value_type;
+    const std::vector<T> in = call.input<T>(0);
+    with_layout(call, [&](auto layout) {
+      call.output(layout_block_scan<decltype(layout)>(in, in.size(), call.kind(), op));
+    });
+  });
+#if defined(SCANLAB_EMU)
+  std::vector<unsigned> worst;
+  std::vector<std::uint64_t> accesses;
+  for (const scanlab_emu::BankRecord& r : scanlab_emu::diagnostics().banks) {
+    if (worst.size() <= r.phase) {
+      worst.resize(r.phase + 1, 0);
+      accesses.resize(r.phase + 1, 0);
+    }
+    accesses[r.phase] += r.warp_accesses;
+    for (unsigned d = 0; d < r.degree_count.size(); ++d) {
+      if (r.degree_count[d] > 0) worst[r.phase] = std::max(worst[r.phase], d);
+    }
+  }
+  json phases = json::array();
+  for (std::size_t p = 0; p < worst.size(); ++p) phases.push_back({{"worst", worst[p]}, {"accesses", accesses[p]}});
+  call.info()["bank_records"] = true;
+  call.info()["bank_phases"] = phases;
+#else
+  call.info()["bank_records"] = false;
+#endif
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+# Hostile submissions, graded as a class (see hostile/README.md): every attack scores zero or is
+# contained, the class's CSV is complete, and nothing outside the grader's scratch folder changes.
+#
+#   hostile.py --work DIR [--only NAME,...]
+"""Grades tests/grader/hostile/*.attack as a class and checks that each is contained."""
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Dict, List
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+GRADER = REPO / "grader"
+CHAPTER = "00_sequential"
+FILE = "sequential_scan.cuh"
+PASSWD_LINE = "root:x:0:0"
+
+failures: List[str] = []
+
+
+def expect(ok: bool, what: str) -> None:
+    print(("ok    " if ok else "FAIL  ") + what, flush=True)
+    if not ok:
+        failures.append(what)
+
+
+def tree_digest(root: Path, skip=("build",)) -> str:
+    """A digest of every file's path and content under root (links as their target)."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = Path(dirpath).relative_to(root)
+        dirnames[:] = sorted(d for d in dirnames if not (rel == Path(".") and d in skip) and d != ".git")
+        for name in sorted(filenames):
+            p = Path(dirpath) / name
+            h.update(str(p.relative_to(root)).encode(errors="surrogateescape"))
+            if p.is_symlink():
+                h.update(os.readlink(p).encode())
+            elif p.is_file():
+                h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def parse_attack(path: Path) -> Dict[str, str]:
+    text = path.read_text()
+    meta = dict(re.findall(r"^// (base|expect|setup): *(\S+)", text, re.M))
+    meta["code"] = text
+    return meta
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that counts the connections it accepts."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.5)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+                self.accepted += 1
+                conn.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def make_student(folder: Path, name: str, meta: Dict[str, str], port: int, csv: Path) -> None:
+    chapter = folder / CHAPTER
+    setup = meta.get("setup", "")
+    base = REPO / ("solutions" if meta["base"] == "solution" else "exercises") / CHAPTER / FILE
+    if setup == "symlink-folder":
+        folder.mkdir(parents=True)
+        chapter.symlink_to(REPO / "solutions" / CHAPTER)
+        return
+    chapter.mkdir(parents=True)
+    if setup == "fifo-file":
+        os.mkfifo(chapter / FILE)
+        return
+    code = meta["code"].replace("@REPO@", str(REPO)).replace("@PORT@", str(port)).replace("@CSV@", str(csv))
+    (chapter / FILE).write_text(base.read_text() + "\n" + code)
+    if setup == "fake-doctest":
+        (chapter / "doctest").mkdir()
+        (chapter / "doctest" / "doctest.h").write_text(
+            "#include </usr/include/doctest/doctest.h>\n#undef CHECK\n#define CHECK(...) ((void)0)\n")
+
+
+def sandbox_processes() -> List[str]:
+    p = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE, text=True)
+    return [line for line in p.stdout.splitlines() if "scanlab-grade-" in line and "ps -eo" not in line]
+
+
+def main(argv: List[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--only", help="comma-separated attack names")
+    a = p.parse_args(argv)
+    work = a.work.resolve()
+    attacks = sorted((HERE / "hostile").glob("*.attack"))
+    if a.only:
+        wanted = set(a.only.split(","))
+        attacks = [x for x in attacks if x.stem in wanted]
+    class_dir = work / "hostile-class"
+    shutil.rmtree(class_dir, ignore_errors=True)
+    class_dir.mkdir(parents=True)
+    out = work / "hostile-out"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir()
+    csv = out / "class.csv"
+    listener = Listener()
+    expected = {}
+    for path in attacks:
+        meta = parse_attack(path)
+        make_student(class_dir / path.stem, path.stem, meta, listener.port, csv)
+        expected[path.stem] = meta["expect"]
+    # A student folder whose name is a spreadsheet formula, with spaces and unicode: the plain
+    # solution, graded like any other.
+    odd = "=1+1 élève"
+    make_student(class_dir / odd, odd, {"base": "solution", "code": ""}, listener.port, csv)
+    expected[odd] = "full"
+
+    repo_before = tree_digest(REPO)
+    class_before = tree_digest(class_dir)
+    cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str(work / "build"), "--chapters", "00",
+           "--class", str(class_dir), "--csv", str(csv), "--report", "text", "--orders", "default",
+           "--timeout", "3", "--build-timeout", "120"]
+    print("+ " + " ".join(cmd), flush=True)
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=str(GRADER)), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    took = time.monotonic() - t0
+    print(proc.stdout, flush=True)
+    expect(proc.returncode == 0, f"the class was graded (exit status {proc.returncode}) in {took:.0f} s")
+    csv_text = csv.read_text() if csv.is_file() else ""
+    time.sleep(3)  # a daemon that survived would write now
+    listener.close()
+
+    rows = {}
+    import csv as csvmod
+    with open(csv, newline="") as f:
+        for row in csvmod.DictReader(f):
+            rows[row["student"]] = row
+    expect(len(rows) == len(expected), f"the CSV has a row per student ({len(rows)} of {len(expected)})")
+    for name, want in expected.items():
+        shown = "'" + name if name.startswith("=") else name
+        row = rows.get(shown)
+        if row is None:
+            expect(False, f"{name}: a row in the CSV")
+            continue
+        total, points = int(row["total"]), int(row["points"])
+        if want == "zero":
+            expect(total == 0, f"{name}: scores 0 (got {total} of {points}) {row['notes']}")
+        else:
+            expect(total == points > 0, f"{name}: the correct work still scores full marks ({total} of {points})")
+        expect(row["sandbox"] == "on", f"{name}: graded in the sandbox")
+    expect(csv.read_text() == csv_text, "nothing wrote the CSV after the grade ended")
+    expect(tree_digest(REPO) == repo_before, "the checkout is unchanged")
+    for target in ("tests/grade/00_sequential.cu", "grader/scanlab_grade/cli.py", f"exercises/{CHAPTER}/{FILE}"):
+        expect("// tampered" not in (REPO / target).read_text(), f"{target} was not tampered with")
+    expect(tree_digest(class_dir) == class_before, "the class folder is unchanged")
+    expect(listener.accepted == 0, f"no connection reached 127.0.0.1 ({listener.accepted} accepted)")
+    left = sandbox_processes()
+    expect(not left, "no process of the grade outlived it" + (f": {left}" if left else ""))
+    reports = "".join(r.read_text(errors="replace") for r in (out / "class_reports").glob("*"))
+    expect(PASSWD_LINE not in reports and PASSWD_LINE not in proc.stdout,
+           "no report shows the contents of a file a submission tried to include")
+    expect(not list(REPO.glob("**/report.xml")), "no forged report file appeared in the checkout")
+    if failures:
+        print(f"\n{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
