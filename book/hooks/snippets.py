@@ -16,6 +16,18 @@ file is included, minus marker lines. A line starting with `;--8<--` is printed 
 
 A missing file, a missing, duplicated or unterminated section, a malformed directive and a
 malformed marker all raise SnippetError, which stops `mkdocs build`.
+
+Two editions come from the same pages (`extra: edition:` in the config; mkdocs.yml builds the
+student edition, mkdocs-instructor.yml the instructor edition):
+
+- A directive naming a student's file, `--8<-- "exercises/NN_slug/file.cuh:NAME"`, shows the
+  exercise's region (the skeleton with its TODO) in the student edition and the same region of
+  `solutions/NN_slug/file.cuh` in the instructor edition. The region must exist in both files.
+- In the student edition, a directive naming a region of a `solutions/` file that overlaps a
+  `// BEGIN TODO` ... `// END TODO` region would give the answer away: every such directive of
+  every page is collected and the build fails with the list.
+- Pages listed under `extra: instructor_only:` (the instructors' guide) are left out of the student
+  edition: out of its files and out of its nav.
 """
 
 from __future__ import annotations
@@ -40,6 +52,12 @@ _LOOKS_LIKE_DIRECTIVE = re.compile(r"^[ \t]*--8<--")
 _MARKER = re.compile(r"--8<--[ \t]*\[(?P<kind>start|end):(?P<name>[A-Za-z0-9_.-]+)\]")
 _ANY_MARKER = re.compile(r"--8<--")
 _SECTION_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+_TODO_BEGIN = re.compile(r"^[ \t]*//[ \t]*BEGIN TODO\b")
+_TODO_END = re.compile(r"^[ \t]*//[ \t]*END TODO\b")
+
+EDITIONS = ("student", "instructor")
+EXERCISES = "exercises/"
+SOLUTIONS = "solutions/"
 
 
 def _split_spec(spec: str) -> tuple[str, str | None]:
@@ -84,24 +102,84 @@ def _scan_markers(lines: list[str], rel_path: str) -> dict[str, tuple[int, int]]
     return sections
 
 
-def extract(root: Path, spec: str, where: str = "page") -> list[str]:
-    """The lines a directive with this spec stands for, dedented, marker lines removed."""
-    rel_path, name = _split_spec(spec)
-    lines = _read_source(root, rel_path, where)
+def todo_regions(lines: list[str], rel_path: str) -> list[tuple[int, int]]:
+    """(BEGIN TODO line, END TODO line) of each TODO region, 0-based, both marker lines included."""
+    regions: list[tuple[int, int]] = []
+    begin: int | None = None
+    for number, line in enumerate(lines):
+        if _TODO_BEGIN.match(line):
+            if begin is not None:
+                raise SnippetError(f"{rel_path}:{number + 1}: BEGIN TODO inside the TODO region "
+                                   f"that starts at line {begin + 1}")
+            begin = number
+        elif _TODO_END.match(line):
+            if begin is None:
+                raise SnippetError(f"{rel_path}:{number + 1}: END TODO without a BEGIN TODO")
+            regions.append((begin, number))
+            begin = None
+    if begin is not None:
+        raise SnippetError(f"{rel_path}:{begin + 1}: BEGIN TODO is never ended")
+    return regions
+
+
+def section_span(lines: list[str], rel_path: str, name: str | None, where: str) -> tuple[int, int]:
+    """[first, end) of the lines a section (or, without a name, the whole file) covers."""
     sections = _scan_markers(lines, rel_path)
     if name is None:
-        body = lines
-    elif name not in sections:
+        return 0, len(lines)
+    if name not in sections:
         known = ", ".join(sorted(sections)) or "none"
         raise SnippetError(f"{where}: no section '{name}' in '{rel_path}' (sections: {known})")
-    else:
-        first, end = sections[name]
-        body = lines[first:end]
-    body = [line for line in body if not _ANY_MARKER.search(line)]
+    return sections[name]
+
+
+def edition_path(rel_path: str, edition: str) -> str:
+    """The file a directive shows in an edition: the instructor edition swaps exercises/ for
+    solutions/ (same chapter folder, same file name)."""
+    if edition == "instructor" and rel_path.startswith(EXERCISES):
+        return SOLUTIONS + rel_path[len(EXERCISES):]
+    return rel_path
+
+
+def _solution_leaks(lines: list[str], rel_path: str, span: tuple[int, int]) -> list[str]:
+    """Why a span of a solutions/ file must not appear in the student edition (empty: it may)."""
+    first, end = span
+    return [f"lines {max(first, begin) + 1}-{min(end, stop + 1)} are inside the TODO region at "
+            f"lines {begin + 1}-{stop + 1}"
+            for begin, stop in todo_regions(lines, rel_path) if begin < end and stop >= first]
+
+
+def extract(root: Path, spec: str, where: str = "page", edition: str = "student",
+            leaks: list[str] | None = None) -> list[str]:
+    """The lines a directive with this spec stands for in an edition, dedented, marker lines
+    removed. A student-edition directive that would show solution code is reported: appended to
+    `leaks` when a list is given (so that a build can report every one), else raised."""
+    if edition not in EDITIONS:
+        raise SnippetError(f"{where}: unknown book edition '{edition}' (editions: {', '.join(EDITIONS)})")
+    rel_path, name = _split_spec(spec)
+    if rel_path.startswith(EXERCISES):
+        # Both editions need the region: check the other file too, so that neither edition breaks.
+        for other in (rel_path, SOLUTIONS + rel_path[len(EXERCISES):]):
+            section_span(_read_source(root, other, where), other, name, where)
+    shown = edition_path(rel_path, edition)
+    lines = _read_source(root, shown, where)
+    first, end = section_span(lines, shown, name, where)
+    if edition == "student" and shown.startswith(SOLUTIONS):
+        reasons = _solution_leaks(lines, shown, (first, end))
+        if reasons:
+            region = f"region '{name}' of {shown}" if name else f"the whole of {shown}"
+            message = (f"{where}: {region} shows solution code ("
+                       + "; ".join(reasons) + f"): include \"{EXERCISES}"
+                       + shown[len(SOLUTIONS):] + (f":{name}" if name else "") + "\" instead")
+            if leaks is None:
+                raise SnippetError(message)
+            leaks.append(message)
+    body = [line for line in lines[first:end] if not _ANY_MARKER.search(line)]
     return textwrap.dedent("\n".join(body)).split("\n") if body else []
 
 
-def expand(markdown: str, root: Path, where: str = "page") -> str:
+def expand(markdown: str, root: Path, where: str = "page", edition: str = "student",
+           leaks: list[str] | None = None) -> str:
     """Replaces every snippet directive line of a page."""
     out: list[str] = []
     for number, line in enumerate(markdown.split("\n")):
@@ -112,7 +190,7 @@ def expand(markdown: str, root: Path, where: str = "page") -> str:
         directive = _DIRECTIVE.match(line)
         if directive:
             indent = directive.group("indent")
-            included = extract(root, directive.group("spec"), f"{where}:{number + 1}")
+            included = extract(root, directive.group("spec"), f"{where}:{number + 1}", edition, leaks)
             out.extend(indent + text if text.strip() else "" for text in included)
         elif _LOOKS_LIKE_DIRECTIVE.match(line):
             raise SnippetError(f"{where}:{number + 1}: malformed snippet directive: {line.strip()}")
@@ -126,8 +204,67 @@ def repo_root(config) -> Path:
     return Path(config["config_file_path"]).resolve().parent.parent
 
 
+def edition(config) -> str:
+    """The edition a config builds: `extra: edition:` (student unless it says instructor)."""
+    name = (config.get("extra") or {}).get("edition", "student")
+    if name not in EDITIONS:
+        raise SnippetError(f"extra.edition is '{name}'; it must be one of: {', '.join(EDITIONS)}")
+    return name
+
+
+def instructor_only(config) -> set[str]:
+    """Pages (paths in docs/) that only the instructor edition has."""
+    return set((config.get("extra") or {}).get("instructor_only") or [])
+
+
+def without_pages(nav, pages: set[str]):
+    """A nav (the `nav:` list of mkdocs.yml) without the entries for these pages; a section left
+    empty goes too."""
+    kept = []
+    for item in nav:
+        if isinstance(item, dict):
+            title, target = next(iter(item.items()))
+            if isinstance(target, list):
+                target = without_pages(target, pages)
+                if target:
+                    kept.append({title: target})
+            elif target not in pages:
+                kept.append(item)
+        elif item not in pages:
+            kept.append(item)
+    return kept
+
+
+# The student edition's listings that would show solution code, collected over all pages of a
+# build and reported together (on_env), so that one build lists every page to fix.
+_leaks: list[str] = []
+
+
+def on_config(config):
+    _leaks.clear()
+    if edition(config) == "student" and config.get("nav"):
+        config["nav"] = without_pages(config["nav"], instructor_only(config))
+    return config
+
+
+def on_files(files, config):
+    if edition(config) == "student":
+        for file in [f for f in files if f.src_path in instructor_only(config)]:
+            files.remove(file)
+    return files
+
+
 def on_page_markdown(markdown, page, config, files):
-    return expand(markdown, repo_root(config), page.file.src_path)
+    return expand(markdown, repo_root(config), page.file.src_path, edition(config), _leaks)
+
+
+def on_env(env, config, files):
+    if _leaks:
+        listing = "\n  ".join(_leaks)
+        raise SnippetError(f"the student edition would show solution code in {len(_leaks)} "
+                           f"listing(s) (a region of a solutions/ file that overlaps a TODO "
+                           f"region):\n  {listing}")
+    return env
 
 
 def on_serve(server, config, builder):

@@ -11,6 +11,7 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mkdocs_run  # noqa: E402
 import snippets  # noqa: E402
 
 SOURCE = """\
@@ -120,6 +121,208 @@ class SnippetTest(unittest.TestCase):
         except ImportError:
             self.skipTest("mkdocs is not importable here")
         self.assertTrue(issubclass(snippets.SnippetError, PluginError))
+
+
+# A chapter as the lab lays it out: the student's file with a TODO region, and its solution, equal
+# outside the region. `given` holds no TODO, `todo` holds one.
+EXERCISE = """\
+// --8<-- [start:given]
+int given() { return 1; }
+// --8<-- [end:given]
+// --8<-- [start:todo]
+int student() {
+  // BEGIN TODO
+  // TODO(student): return the answer.
+  return 0;
+  // END TODO
+}
+// --8<-- [end:todo]
+"""
+SOLUTION = """\
+// --8<-- [start:given]
+int given() { return 1; }
+// --8<-- [end:given]
+// --8<-- [start:todo]
+int student() {
+  // BEGIN TODO
+  return the_answer_42();
+  // END TODO
+}
+// --8<-- [end:todo]
+"""
+
+
+class EditionTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        for folder, text in (("exercises", EXERCISE), ("solutions", SOLUTION)):
+            (self.root / folder / "01_x").mkdir(parents=True)
+            (self.root / folder / "01_x" / "x.cuh").write_text(text, encoding="utf-8")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def expand(self, page, edition, leaks=None):
+        return snippets.expand(page, self.root, "chapters/01.md", edition, leaks)
+
+    def test_student_edition_shows_the_exercise(self):
+        got = self.expand('--8<-- "exercises/01_x/x.cuh:todo"', "student")
+        self.assertIn("TODO(student)", got)
+        self.assertNotIn("the_answer_42", got)
+
+    def test_instructor_edition_swaps_in_the_solution(self):
+        got = self.expand('--8<-- "exercises/01_x/x.cuh:todo"', "instructor")
+        self.assertIn("return the_answer_42();", got)
+        self.assertNotIn("TODO(student)", got)
+
+    def test_whole_exercise_file_is_swapped_too(self):
+        got = self.expand('--8<-- "exercises/01_x/x.cuh"', "instructor")
+        self.assertIn("the_answer_42", got)
+
+    def test_solution_region_without_todo_is_allowed_in_the_student_edition(self):
+        got = self.expand('--8<-- "solutions/01_x/x.cuh:given"', "student")
+        self.assertEqual(got, "int given() { return 1; }")
+
+    def test_solution_region_overlapping_a_todo_fails_the_student_edition(self):
+        with self.assertRaisesRegex(snippets.SnippetError,
+                                    r"chapters/01\.md:1: region 'todo' of solutions/01_x/x\.cuh "
+                                    r"shows solution code \(lines 6-8 are inside the TODO region "
+                                    r"at lines 6-8\).*exercises/01_x/x\.cuh:todo"):
+            self.expand('--8<-- "solutions/01_x/x.cuh:todo"', "student")
+
+    def test_whole_solution_file_fails_the_student_edition(self):
+        with self.assertRaisesRegex(snippets.SnippetError, "the whole of solutions/01_x/x.cuh"):
+            self.expand('--8<-- "solutions/01_x/x.cuh"', "student")
+
+    def test_the_instructor_edition_may_show_solutions(self):
+        got = self.expand('--8<-- "solutions/01_x/x.cuh:todo"', "instructor")
+        self.assertIn("the_answer_42", got)
+
+    def test_leaks_are_collected_when_asked(self):
+        leaks = []
+        page = '--8<-- "solutions/01_x/x.cuh:todo"\n--8<-- "solutions/01_x/x.cuh:given"\n' \
+               '--8<-- "solutions/01_x/x.cuh"'
+        self.expand(page, "student", leaks)
+        self.assertEqual(len(leaks), 2)
+        self.assertTrue(leaks[0].startswith("chapters/01.md:1: region 'todo'"))
+        self.assertTrue(leaks[1].startswith("chapters/01.md:3: the whole of solutions/"))
+
+    def test_a_region_missing_from_the_solution_fails_both_editions(self):
+        (self.root / "exercises/01_x/x.cuh").write_text(EXERCISE + "// --8<-- [start:new]\n"
+                                                        "// --8<-- [end:new]\n", encoding="utf-8")
+        for edition in snippets.EDITIONS:
+            with self.assertRaisesRegex(snippets.SnippetError, "no section 'new' in 'solutions/"):
+                self.expand('--8<-- "exercises/01_x/x.cuh:new"', edition)
+
+    def test_unknown_edition_fails(self):
+        with self.assertRaisesRegex(snippets.SnippetError, "unknown book edition"):
+            self.expand('--8<-- "exercises/01_x/x.cuh:todo"', "teacher")
+
+    def test_todo_markers_must_pair(self):
+        with self.assertRaisesRegex(snippets.SnippetError, "never ended"):
+            snippets.todo_regions(["// BEGIN TODO", "x"], "f.cuh")
+        with self.assertRaisesRegex(snippets.SnippetError, "without a BEGIN TODO"):
+            snippets.todo_regions(["// END TODO"], "f.cuh")
+        with self.assertRaisesRegex(snippets.SnippetError, "inside the TODO region"):
+            snippets.todo_regions(["// BEGIN TODO", "  // BEGIN TODO"], "f.cuh")
+        self.assertEqual(snippets.todo_regions(["a", "  // BEGIN TODO", "b", "  // END TODO"], "f"),
+                         [(1, 3)])
+
+    def test_instructor_pages_leave_the_nav(self):
+        nav = [{"Intro": "index.md"}, {"Guide": [{"Teach": "teach.md"}]}, "teach.md",
+               {"Chapters": [{"01": "chapters/01.md"}, {"Teach": "teach.md"}]}]
+        self.assertEqual(snippets.without_pages(nav, {"teach.md"}),
+                         [{"Intro": "index.md"}, {"Chapters": [{"01": "chapters/01.md"}]}])
+
+
+class EditionBuildTest(unittest.TestCase):
+    """Real mkdocs builds of a small book that uses the hook, in both editions."""
+
+    CONFIG = textwrap.dedent("""\
+        site_name: t
+        docs_dir: docs
+        theme: mkdocs
+        hooks:
+          - {hook}
+        extra:
+          edition: student
+          instructor_only:
+            - teach.md
+        nav:
+          - Intro: index.md
+          - "01": chapters/01.md
+          - Teach: teach.md
+        """)
+
+    @classmethod
+    def setUpClass(cls):
+        try:
+            import mkdocs  # noqa: F401
+        except ImportError:
+            raise unittest.SkipTest("mkdocs is not importable here")
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        for folder, text in (("exercises", EXERCISE), ("solutions", SOLUTION)):
+            (self.root / folder / "01_x").mkdir(parents=True)
+            (self.root / folder / "01_x" / "x.cuh").write_text(text, encoding="utf-8")
+        docs = self.root / "book" / "docs"
+        (docs / "chapters").mkdir(parents=True)
+        (docs / "index.md").write_text("# Intro\n", encoding="utf-8")
+        (docs / "teach.md").write_text("# Teaching notes\n", encoding="utf-8")
+        self.chapter('```c\n--8<-- "exercises/01_x/x.cuh:todo"\n```\n')
+        hook = Path(snippets.__file__).resolve()
+        (self.root / "book" / "mkdocs.yml").write_text(self.CONFIG.format(hook=hook),
+                                                       encoding="utf-8")
+        (self.root / "book" / "mkdocs-instructor.yml").write_text(
+            "INHERIT: mkdocs.yml\nextra:\n  edition: instructor\n", encoding="utf-8")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def chapter(self, text, name="01.md"):
+        (self.root / "book" / "docs" / "chapters" / name).write_text("# 01\n\n" + text,
+                                                                    encoding="utf-8")
+
+    def build(self, config):
+        site = self.root / ("site-" + config)
+        ok, log = mkdocs_run.build(self.root / "book" / config, site)
+        return ok, log, site
+
+    def test_student_edition_shows_the_skeleton_and_no_instructor_page(self):
+        ok, log, site = self.build("mkdocs.yml")
+        self.assertTrue(ok, log)
+        page = (site / "chapters/01/index.html").read_text(encoding="utf-8")
+        self.assertIn("TODO(student)", page)
+        self.assertNotIn("the_answer_42", page)
+        self.assertFalse((site / "teach").exists())
+        self.assertNotIn("teach/", (site / "index.html").read_text(encoding="utf-8"))
+
+    def test_instructor_edition_shows_the_solution_and_the_instructor_page(self):
+        ok, log, site = self.build("mkdocs-instructor.yml")
+        self.assertTrue(ok, log)
+        page = (site / "chapters/01/index.html").read_text(encoding="utf-8")
+        self.assertIn("the_answer_42", page)
+        self.assertNotIn("TODO(student)", page)
+        self.assertTrue((site / "teach/index.html").is_file())
+        self.assertIn("teach/", (site / "index.html").read_text(encoding="utf-8"))
+
+    def test_student_build_fails_listing_every_page_that_shows_a_todo_region(self):
+        self.chapter('--8<-- "solutions/01_x/x.cuh:todo"\n')
+        self.chapter('ok\n\n--8<-- "solutions/01_x/x.cuh:given"\n\n'
+                     '--8<-- "solutions/01_x/x.cuh"\n', name="02.md")
+        ok, log, site = self.build("mkdocs.yml")
+        self.assertFalse(ok)
+        self.assertIn("would show solution code in 2 listing(s)", log)
+        self.assertIn("chapters/01.md:3: region 'todo' of solutions/01_x/x.cuh", log)
+        self.assertIn("chapters/02.md:7: the whole of solutions/01_x/x.cuh", log)
+        self.assertNotIn("chapters/02.md:5", log)  # the region without a TODO is fine
+        self.assertFalse((site / "chapters/01/index.html").exists())
+        # The same pages are fine in the instructor edition.
+        ok, log, _ = self.build("mkdocs-instructor.yml")
+        self.assertTrue(ok, log)
 
 
 if __name__ == "__main__":
