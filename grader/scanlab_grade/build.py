@@ -232,8 +232,10 @@ def build_runner(build: GraderBuild, sandbox: Sandbox, chapter: Chapter, scratch
         # run() killed the sandbox's first process; the kernel ends the rest of its namespace.
         return None, f"the build took longer than {timeout:g} s and was stopped"
     text = p.stdout.decode(errors="replace")
-    text = text.replace(str(src) + "/", f"{student_label}/{chapter.id}/")
+    # The lab's own files by their path in the checkout; then the student's files by the student's
+    # folder (after, so that a class folder inside the checkout keeps its full path).
     text = text.replace(str(build.repo) + "/", "")
+    text = text.replace(str(src) + "/", f"{student_label}/{chapter.id}/")
     if p.returncode != 0 or not binary.is_file():
         return None, compiler_message(text) or f"the build failed (exit status {p.returncode})"
     outside = includes_outside(out / "deps.d", build.read_only_paths(chapter) + [src, Path("/usr")])

@@ -106,9 +106,11 @@ def make_student(folder: Path, name: str, meta: Dict[str, str], port: int, csv: 
             "#include </usr/include/doctest/doctest.h>\n#undef CHECK\n#define CHECK(...) ((void)0)\n")
 
 
-def sandbox_processes() -> List[str]:
+def sandbox_processes(scratch: Path) -> List[str]:
+    """Processes that name this grade's scratch folder (other grader tests may run beside this one
+    and have their own)."""
     p = subprocess.run(["ps", "-eo", "args"], stdout=subprocess.PIPE, text=True)
-    return [line for line in p.stdout.splitlines() if "scanlab-grade-" in line and "ps -eo" not in line]
+    return [line for line in p.stdout.splitlines() if str(scratch) in line and "ps -eo" not in line]
 
 
 def main(argv: List[str]) -> int:
@@ -128,6 +130,9 @@ def main(argv: List[str]) -> int:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
     csv = out / "class.csv"
+    scratch = work / "hostile-scratch"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir()
     listener = Listener()
     expected = {}
     for path in attacks:
@@ -144,7 +149,7 @@ def main(argv: List[str]) -> int:
     class_before = tree_digest(class_dir)
     cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str(work / "build"), "--chapters", "00",
            "--class", str(class_dir), "--csv", str(csv), "--report", "text", "--orders", "default",
-           "--timeout", "3", "--build-timeout", "120"]
+           "--timeout", "3", "--build-timeout", "120", "--scratch", str(scratch)]
     print("+ " + " ".join(cmd), flush=True)
     t0 = time.monotonic()
     proc = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=str(GRADER)), stdout=subprocess.PIPE,
@@ -180,7 +185,7 @@ def main(argv: List[str]) -> int:
         expect("// tampered" not in (REPO / target).read_text(), f"{target} was not tampered with")
     expect(tree_digest(class_dir) == class_before, "the class folder is unchanged")
     expect(listener.accepted == 0, f"no connection reached 127.0.0.1 ({listener.accepted} accepted)")
-    left = sandbox_processes()
+    left = sandbox_processes(scratch)
     expect(not left, "no process of the grade outlived it" + (f": {left}" if left else ""))
     reports = "".join(r.read_text(errors="replace") for r in (out / "class_reports").glob("*"))
     expect(PASSWD_LINE not in reports and PASSWD_LINE not in proc.stdout,
