@@ -10,6 +10,9 @@
 #      also translates the quoted headers it includes) and is compiled with the thread-sanitizer
 #      instrumentation, whose hooks the emulator implements (common/emu/src/hooks.cpp), so that
 #      every load and store of a kernel is visible to it. .cpp files compile as plain C++.
+#      Kernel units carry line tables only (-g1): the emulator's reports name file:line through
+#      addr2line, which needs nothing more, and full debug information of these instrumented
+#      units took a third of the whole build's time.
 # gpu: nvcc compiles the same .cu files; nothing of the emulator is linked.
 
 set(SCANLAB_EMU_KERNEL_FLAGS
@@ -19,6 +22,7 @@ set(SCANLAB_EMU_KERNEL_FLAGS
     -fno-omit-frame-pointer
     -fno-optimize-sibling-calls
     -gdwarf-4
+    -g1
     CACHE INTERNAL "Flags for kernel translation units built for the emulator")
 
 set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo CACHE INTERNAL "Flags for nvcc")

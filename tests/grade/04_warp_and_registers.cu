@@ -1,69 +1,93 @@
 // Grading tests for chapter 04: warp-shuffle scans, the block scan from warp scans, and the
-// items-per-thread tile scan.
+// items-per-thread tile scan. This is the checker: the student's code runs in the runner
+// (04_warp_and_registers_runner.cu), another process.
 //
 // Every construction scans independent tiles, so each result is checked tile by tile against the
 // oracle (exactly for integers and affine maps, against a float64 reference for floats), in a
 // poisoned output, with element 0 of every tile checked on its own. Sizes sit around the warp, the
-// warp-count boundaries of a block and the tile (0, 1, 31, 32, 33, tile - 1, tile, tile + 1,
+// warp-count boundaries of a block and the tile (1, 31, 32, 33, tile - 1, tile, tile + 1,
 // 2 * tile + 1) plus random lengths. The affine operator is not commutative, so a swapped operand
 // anywhere fails; blocks with several warps catch a warp total taken from the wrong lane. The
-// untouched exercise stubs scan nothing, so they fail every case below.
+// block_total every thread receives is checked too (exact monoids), for blocks of 1 to 32 warps:
+// a block scan that folds all 32 warp slots only works when the block has 32 warps. The untouched
+// exercise stubs scan nothing, so they fail every case below. (The launch wrappers' argument checks
+// and n == 0 are given code, so no case grades them.)
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/device_buffer.hpp>
-#include <scanlab/grading.hpp>
-#include <scanlab/monoid.hpp>
+#include <scanlab/grading/checker.hpp>
 #include <scanlab/random.hpp>
-#include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
-
-#include "warp_and_registers_dispatch.cuh"
 
 namespace {
 
 using namespace scanlab::grading;
 
-enum class Construction { warp, block, items };
+constexpr std::size_t kWarp = 32;
+constexpr int kBlockThreads = 1024;          // block_tiles' default
+const int kItemsTiles[] = {1024, 2048, 4096, 8192};
 
-std::size_t tile_of(Construction c, int items_tile) {
-  switch (c) {
-    case Construction::warp: return ch04::kWarp;
-    case Construction::block: return ch04::kBlockScanThreads;
-    default: return static_cast<std::size_t>(items_tile);
-  }
-}
+// Threads per block of the items scan for each tile (chapter 04's given launch shapes).
+std::size_t items_threads(int tile) { return tile <= 1024 ? 128 : tile <= 4096 ? 256 : 512; }
 
-const char* name_of(Construction c) {
-  switch (c) {
-    case Construction::warp: return "warp_scan_tiles";
-    case Construction::block: return "block_scan_tiles";
-    default: return "items_scan_tiles";
-  }
-}
-
-// Runs one construction over `in` (in a fresh poisoned output, or in place) and checks every tile.
+// Every thread's block_total (the runner's second output) equals the fold of its tile's valid
+// elements. Exact monoids only: a float total has no single right rounding.
 template <class T, class Op>
-bool run_and_check(Construction c, int items_tile, const std::vector<T>& in, ScanKind kind, Op op,
-                   bool in_place = false) {
-  const std::size_t n = in.size();
-  const bool inclusive = kind == ScanKind::inclusive;
-  const std::vector<T> got = run_on_device(in, [&](T* d_in, T* d_out) {
-    switch (c) {
-      case Construction::warp: ch04::warp_scan_tiles(d_in, d_out, n, inclusive, op); break;
-      case Construction::block: ch04::block_scan_tiles(d_in, d_out, n, inclusive, op); break;
-      default: ch04::items_scan_tiles(d_in, d_out, n, items_tile, inclusive, op);
+bool check_thread_totals(const std::vector<T>& in, const std::vector<T>& totals, std::size_t tile,
+                         std::size_t threads, Op op) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return true;
+  } else {
+    const std::size_t tiles = (in.size() + tile - 1) / tile;
+    REQUIRE_MESSAGE(totals.size() == tiles * threads, "the runner returned " << totals.size()
+                        << " block totals for " << tiles << " tiles of " << threads << " threads");
+    for (std::size_t b = 0; b < tiles; ++b) {
+      T total = Op::identity();
+      for (std::size_t i = b * tile; i < std::min(in.size(), (b + 1) * tile); ++i) total = op(total, in[i]);
+      for (std::size_t t = 0; t < threads; ++t) {
+        const T& got = totals[b * threads + t];
+        if (!(got == total)) {
+          FAIL_CHECK("tile " << b << " (" << threads << " threads): thread " << t << " received block_total "
+                             << scanlab::detail::display_with_poison(got) << ", but the tile's total is "
+                             << scanlab::detail::display_with_poison(total));
+          return false;
+        }
+      }
     }
-  }, in_place);
-  INFO(name_of(c));
-  return check_tiles(in, got, tile_of(c, items_tile), kind, op);
+    return true;
+  }
+}
+
+// ---- the three constructions, each run in the runner and checked ------------------------------
+
+template <class T, class Op>
+bool warp_tiles(const std::vector<T>& in, ScanKind kind, Op op) {
+  INFO("warp_scan_tiles (tiles of 32, one warp each)");
+  return check_tiles(in, call_entry("warp_tiles", op, in, {{"kind", scanlab::to_string(kind)}}), kWarp, kind, op);
+}
+
+template <class T, class Op>
+bool block_tiles(const std::vector<T>& in, ScanKind kind, Op op, int threads = kBlockThreads, bool in_place = false) {
+  INFO("block_scan_tiles, " << threads << " threads (" << threads / 32 << " warps)" << (in_place ? ", in place" : ""));
+  const Reply r = Request("block_tiles").monoid(op).kind(kind).params({{"threads", threads}, {"in_place", in_place}}).input(in).send();
+  const auto tile = static_cast<std::size_t>(threads);
+  return check_tiles(in, output<T>(r, 0), tile, kind, op) && check_thread_totals(in, output<T>(r, 1), tile, tile, op);
+}
+
+template <class T, class Op>
+bool items_tiles(const std::vector<T>& in, ScanKind kind, Op op, int tile, bool in_place = false, std::size_t offset = 0) {
+  INFO("items_scan_tiles, tile = " << tile << (in_place ? ", in place" : "")
+                                   << (offset ? ", pointers one element past a 16-byte boundary" : ""));
+  const Reply r = Request("items_tiles").monoid(op).kind(kind)
+                      .params({{"tile", tile}, {"in_place", in_place}, {"offset", offset}}).input(in).send();
+  const auto t = static_cast<std::size_t>(tile);
+  return check_tiles(in, output<T>(r, 0), t, kind, op) && check_thread_totals(in, output<T>(r, 1), t, items_threads(tile), op);
 }
 
 // The boundary sizes for a tile, plus two random lengths below 3 tiles.
@@ -77,15 +101,30 @@ std::vector<std::size_t> sizes_for(std::size_t tile, std::uint64_t stream) {
   return sizes;
 }
 
-// Random and constant inputs of every size, up to the first failure.
-template <class T, class Op, class MakeRandom>
-void check_all_sizes(Construction c, int items_tile, ScanKind kind, Op op, MakeRandom make_random,
-                     const T& constant) {
-  std::uint64_t stream = static_cast<std::uint64_t>(c) * 1000 + static_cast<std::uint64_t>(items_tile);
-  const std::vector<std::size_t> sizes = sizes_for(tile_of(c, items_tile), stream);
-  check_random_and_constant(sizes, make_random, constant, stream,
+// Random and constant inputs of every size around `tile`, run through `run`, up to the first failure.
+template <class T, class MakeRandom, class Run>
+void check_all_sizes(std::size_t tile, std::uint64_t stream, ScanKind kind, MakeRandom make_random,
+                     const T& constant, Run run) {
+  check_random_and_constant(sizes_for(tile, stream), make_random, constant, stream,
                             std::string(scanlab::to_string(kind)) + " scan",
-                            [&](const std::vector<T>& in) { return run_and_check(c, items_tile, in, kind, op); });
+                            [&](const std::vector<T>& in) { return run(in); });
+}
+
+template <class T, class Op, class MakeRandom>
+void check_warp(ScanKind kind, Op op, MakeRandom make_random, const T& constant) {
+  check_all_sizes(kWarp, 100, kind, make_random, constant, [&](const std::vector<T>& in) { return warp_tiles(in, kind, op); });
+}
+
+template <class T, class Op, class MakeRandom>
+void check_block(ScanKind kind, Op op, MakeRandom make_random, const T& constant, int threads = kBlockThreads) {
+  check_all_sizes(static_cast<std::size_t>(threads), 200 + threads, kind, make_random, constant,
+                  [&](const std::vector<T>& in) { return block_tiles(in, kind, op, threads); });
+}
+
+template <class T, class Op, class MakeRandom>
+void check_items(int tile, ScanKind kind, Op op, MakeRandom make_random, const T& constant) {
+  check_all_sizes(static_cast<std::size_t>(tile), 3000 + tile, kind, make_random, constant,
+                  [&](const std::vector<T>& in) { return items_tiles(in, kind, op, tile); });
 }
 
 }  // namespace
@@ -95,15 +134,15 @@ void check_all_sizes(Construction c, int items_tile, ScanKind kind, Op op, MakeR
 TEST_CASE("warp scans of int32 (inclusive and exclusive) equal the oracle in every 32-element tile" *
           doctest::description("points: 15")) {
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-    check_all_sizes(Construction::warp, 0, kind, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
+    check_warp(kind, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
   }
 }
 
 TEST_CASE("warp scans keep operand order (affine over uint32) and pad with the identity (max)" *
           doctest::description("points: 10")) {
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-    check_all_sizes(Construction::warp, 0, kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
-    check_all_sizes(Construction::warp, 0, kind, Max<std::int32_t>{}, random_ints, std::int32_t{-3});
+    check_warp(kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
+    check_warp(kind, Max<std::int32_t>{}, random_ints, std::int32_t{-3});
   }
 }
 
@@ -112,15 +151,26 @@ TEST_CASE("warp scans keep operand order (affine over uint32) and pad with the i
 TEST_CASE("block scans from warp scans (1024 threads, one value each) equal the oracle" *
           doctest::description("points: 15")) {
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-    check_all_sizes(Construction::block, 0, kind, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
+    check_block(kind, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
   }
 }
 
 TEST_CASE("block scans keep operand order across warps (affine over uint32) and handle float32" *
           doctest::description("points: 10")) {
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-    check_all_sizes(Construction::block, 0, kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
-    check_all_sizes(Construction::block, 0, kind, Plus<float>{}, random_floats, kConstantFloat);
+    check_block(kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
+    check_block(kind, Plus<float>{}, random_floats, kConstantFloat);
+  }
+}
+
+TEST_CASE("block scans of 1 to 32 warps: every thread gets the right prefix and the block's total" *
+          doctest::description("points: 10")) {
+  std::uint64_t stream = 5000;
+  for (int warps = 1; warps <= 32; ++warps) {
+    const int threads = 32 * warps;
+    const std::size_t n = 2 * static_cast<std::size_t>(threads) + 5;  // two full tiles and a ragged one
+    if (!block_tiles(random_affines(n, ++stream), ScanKind::exclusive, AffineCompose<std::uint32_t>{}, threads)) break;
+    if (!block_tiles(random_ints(n, ++stream), ScanKind::inclusive, Plus<std::int32_t>{}, threads)) break;
   }
 }
 
@@ -128,10 +178,9 @@ TEST_CASE("block scans keep operand order across warps (affine over uint32) and 
 
 TEST_CASE("items-per-thread tile scans of int32 equal the oracle for tiles of 1024 to 8192" *
           doctest::description("points: 20")) {
-  for (const int tile : ch04::kItemsTiles) {
-    INFO("tile = " << tile);
+  for (const int tile : kItemsTiles) {
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-      check_all_sizes(Construction::items, tile, kind, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
+      check_items(tile, kind, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
     }
   }
 }
@@ -139,50 +188,22 @@ TEST_CASE("items-per-thread tile scans of int32 equal the oracle for tiles of 10
 TEST_CASE("items-per-thread scans keep operand order (affine), pad with the identity (max), float32" *
           doctest::description("points: 15")) {
   for (const int tile : {1024, 4096}) {
-    INFO("tile = " << tile);
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-      check_all_sizes(Construction::items, tile, kind, AffineCompose<std::uint32_t>{}, random_affines,
-                      kConstantAffine);
-      check_all_sizes(Construction::items, tile, kind, Max<std::int32_t>{}, random_ints, std::int32_t{-3});
-      check_all_sizes(Construction::items, tile, kind, Plus<float>{}, random_floats, kConstantFloat);
+      check_items(tile, kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
+      check_items(tile, kind, Max<std::int32_t>{}, random_ints, std::int32_t{-3});
+      check_items(tile, kind, Plus<float>{}, random_floats, kConstantFloat);
     }
   }
 }
 
-TEST_CASE("items-per-thread scans work in place, from unaligned pointers, and reject bad tiles" *
+TEST_CASE("block and items scans work in place and from pointers that are not 16-byte aligned" *
           doctest::description("points: 15")) {
   using Op = Plus<std::int32_t>;
   const int tile = 2048;
-  // In place, a ragged last tile.
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-    INFO("in place, " << scanlab::to_string(kind));
-    CHECK(run_and_check(Construction::items, tile, random_ints(3 * tile + 5, 900), kind, Op{}, true));
-    CHECK(run_and_check(Construction::block, 0, random_ints(2 * 1024 + 7, 901), kind, Op{}, true));
+    CHECK(items_tiles(random_ints(3 * tile + 5, 900), kind, Op{}, tile, /*in_place=*/true));
+    CHECK(block_tiles(random_ints(2 * 1024 + 7, 901), kind, Op{}, kBlockThreads, /*in_place=*/true));
   }
   // One element past a 16-byte boundary: full tiles cannot use vector loads and must still scan.
-  {
-    INFO("input and output one element past an aligned address");
-    const std::size_t n = 2 * tile + 3;
-    const std::vector<std::int32_t> in = random_ints(n, 902);
-    scanlab::DeviceBuffer<std::int32_t> d_in(n + 1);
-    scanlab::DeviceBuffer<std::int32_t> d_out(n + 1);
-    SCANLAB_CUDA_CHECK(cudaMemcpy(d_in.data() + 1, in.data(), n * sizeof(std::int32_t), cudaMemcpyHostToDevice));
-    d_out.fill_poison();
-    ch04::items_scan_tiles(d_in.data() + 1, d_out.data() + 1, n, tile, true, Op{});
-    SCANLAB_CHECK_SYNC();
-    const std::vector<std::int32_t> all = d_out.download();
-    CHECK_MESSAGE(scanlab::is_poison(all[0]), "the element before the output was written");
-    check_tiles(in, std::vector<std::int32_t>(all.begin() + 1, all.end()), tile, ScanKind::inclusive, Op{});
-  }
-  // n == 0 writes nothing; a tile size that is not offered throws.
-  scanlab::DeviceBuffer<std::int32_t> d_in(16);
-  scanlab::DeviceBuffer<std::int32_t> d_out(16);
-  d_in.upload(random_ints(16, 903));
-  d_out.fill_poison();
-  ch04::items_scan_tiles(d_in.data(), d_out.data(), 0, tile, true, Op{});
-  ch04::warp_scan_tiles(d_in.data(), d_out.data(), 0, true, Op{});
-  ch04::block_scan_tiles(d_in.data(), d_out.data(), 0, false, Op{});
-  SCANLAB_CHECK_SYNC();
-  CHECK_MESSAGE(scanlab::count_poison(d_out.download().data(), 16) == 16, "n == 0 must not write the output");
-  CHECK_THROWS_AS(ch04::items_scan_tiles(d_in.data(), d_out.data(), 16, 1000, true, Op{}), std::invalid_argument);
+  CHECK(items_tiles(random_ints(2 * tile + 3, 902), ScanKind::inclusive, Op{}, tile, false, /*offset=*/1));
 }

@@ -172,8 +172,11 @@ def scenario_broken(work: Path, _args) -> None:
            "... naming the student's file, not the grader's copy")
     expect(len(err.splitlines()) <= COMPILE_ERROR_LINES, "... in at most 20 lines")
     expect(c0["status"] == "graded" and c0["score"] == c0["points"], "the other chapter is graded (full marks)")
-    check_junit(grade(work, folder, "--chapters", "00,01", "--seed", str(r["seed"]), report="junit").report, r)
-    text = grade(work, folder, "--chapters", "00,01", "--seed", str(r["seed"]), report="text").report
+    # The other formats of the same grade, chapter 01 only (the JSON report above holds both; grading
+    # chapter 00 again would only repeat the build and the run).
+    only_01 = dict(r, chapters=[c1])
+    check_junit(grade(work, folder, "--chapters", "01", "--seed", str(r["seed"]), report="junit").report, only_01)
+    text = grade(work, folder, "--chapters", "01", "--seed", str(r["seed"]), report="text").report
     expect("does not compile" in text and f"--seed {r['seed']}" in text and "total" in text,
            "the text report shows the compile error, the replay seed and the total")
 
