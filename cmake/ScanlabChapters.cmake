@@ -15,6 +15,10 @@ set(SCANLAB_SOLUTIONS_DIR ${PROJECT_SOURCE_DIR}/solutions CACHE INTERNAL "")
 # it) and one runner per variant and backend, grade_NN_slug_<variant>_runner_<backend>
 # (tests/grade/NN_slug_runner.cu with the exercise's or the solution's files). CTest runs the
 # checker against each runner: the solution must pass every test case, the untouched exercise none.
+# Whether a chapter has a runner decides which targets it gets: a runner added to tests/grade/
+# re-runs CMake at the next build (here and in the grader's own build tree).
+file(GLOB _scanlab_grading_runners CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/grade/*_runner.cu)
+
 function(_scanlab_add_grading_checker id grade_src)
   set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/grade_${id}_checker.cpp)
   file(CONFIGURE OUTPUT ${wrapper} CONTENT "// Generated: the checker is host C++.\n#include \"${grade_src}\"\n")
