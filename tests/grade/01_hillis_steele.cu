@@ -101,7 +101,7 @@ TEST_CASE("block scan limits: n == 1024 scans, n == 0 writes nothing" * doctest:
   check_scan(full, block_scan(full, ScanKind::inclusive, Op{}), ScanKind::inclusive, Op{});
 
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
-    INFO(scanlab::to_string(kind) << " block scan told n == 0");
+    INFO(std::string(scanlab::to_string(kind)) << " block scan told n == 0");
     const std::vector<std::int32_t> got = call_entry("block_scan", Op{}, in, {{"kind", scanlab::to_string(kind)}, {"n", 0}});
     CHECK_MESSAGE(scanlab::count_poison(got.data(), got.size()) == in.size(), "n == 0 must not write the output");
   }

@@ -68,7 +68,7 @@ TEST_CASE("the worked example 3 1 7 0 4 1 6 3 scans like the oracle, both kinds"
           doctest::description("points: 5")) {
   const std::vector<std::int32_t> in = {3, 1, 7, 0, 4, 1, 6, 3};
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
-    INFO(scanlab::to_string(kind));
+    INFO(std::string(scanlab::to_string(kind)));
     check_scan(in, block_scan(in, kind, Plus<std::int32_t>{}), kind, Plus<std::int32_t>{});
   }
 }
@@ -113,7 +113,7 @@ TEST_CASE("block scan limits: n == 2048 scans, n == 0 writes nothing" * doctest:
   REQUIRE(full_ok);
 
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
-    INFO(scanlab::to_string(kind) << " block scan told n == 0");
+    INFO(std::string(scanlab::to_string(kind)) << " block scan told n == 0");
     const std::vector<std::int32_t> got = call_entry("block_scan", Op{}, in, {{"kind", scanlab::to_string(kind)}, {"n", 0}});
     CHECK_MESSAGE(scanlab::count_poison(got.data(), got.size()) == in.size(), "n == 0 must not write the output");
   }

@@ -61,7 +61,7 @@ bool run_and_check(Algo algo, const std::vector<In>& in, ScanKind kind, Op op, u
                    bool in_place = false) {
   using Acc = typename Op::value_type;
   const std::size_t n = in.size();
-  INFO(name_of(algo) << ", " << scanlab::to_string(kind) << ", tile " << Policy::kTile << ", n = " << n
+  INFO(std::string(name_of(algo)) << ", " << std::string(scanlab::to_string(kind)) << ", tile " << Policy::kTile << ", n = " << n
                      << (max_blocks ? ", at most " + std::to_string(max_blocks) + " blocks" : std::string())
                      << (in_place ? ", in place" : ""));
   const Reply r = Request("scan").monoid(op).kind(kind)

@@ -6,7 +6,9 @@
 // elements must stay unwritten. Sizes: 0, 1, a warp +-1, a round (512) +-1, a tile (4096) +-1, several
 // tiles with a ragged end. Inputs: random, all kept, none kept, and runs that alternate. The
 // multi-tile tests run under the emulator's three block orders. The untouched exercise writes
-// nothing, so it fails every case below.
+// nothing, so it fails every case below. This is the checker: the student's code runs in the runner
+// (08_stream_compaction_runner.cu), another process. (The launch wrappers' argument checks are
+// given code, so no case grades them.)
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,23 +18,34 @@
 #include <string>
 #include <vector>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/device_buffer.hpp>
-#include <scanlab/grading.hpp>
+#include <scanlab/grading/checker.hpp>
 #include <scanlab/random.hpp>
-#include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
-
-#include "stream_compaction_dispatch.cuh"
-#include "stream_compaction_single_pass_dispatch.cuh"
 
 namespace {
 
-using scanlab::grading::for_each_block_order;
-using scanlab::grading::run_on_device;
+using namespace scanlab::grading;
 using scanlab::test_seed;
 
 enum class Algo { select, partition, single_pass, single_pass_in_place };
+
+// The predicates the runner offers (the chapter's ch08::IsPositive and ch08::GreaterThan).
+struct IsPositive {
+  bool operator()(std::int32_t x) const { return x > 0; }
+};
+struct GreaterThan {
+  float threshold;
+  bool operator()(float x) const { return x > threshold; }
+};
+
+const char* wire_name(Algo a) {
+  switch (a) {
+    case Algo::partition: return "partition";
+    case Algo::single_pass: return "single_pass";
+    case Algo::single_pass_in_place: return "single_pass_in_place";
+    default: return "select";
+  }
+}
 
 const char* algo_name(Algo a) {
   switch (a) {
@@ -43,46 +56,39 @@ const char* algo_name(Algo a) {
   }
 }
 
+template <class T>
 struct Result {
-  std::vector<std::int32_t> out;
+  std::vector<T> out;
   unsigned count = 0;
 };
 
-template <class T, class Pred>
-Result run(const std::vector<T>& in, Pred pred, Algo algo) {
-  const std::size_t n = in.size();
-  scanlab::DeviceBuffer<unsigned> d_count(1);
-  d_count.fill_poison();
-  Result r;
-  r.out = run_on_device(in, [&](T* d_in, T* d_out) {
-    switch (algo) {
-      case Algo::select: ch08::select_if(d_in, d_out, d_count.data(), n, pred); break;
-      case Algo::partition: ch08::partition_if(d_in, d_out, d_count.data(), n, pred); break;
-      case Algo::single_pass: {
-        ch08::SinglePassWorkspace ws(n);
-        ch08::select_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
-        break;
-      }
-      case Algo::single_pass_in_place: {
-        ch08::SinglePassWorkspace ws(n);
-        ch08::select_if_single_pass_in_place(d_in, d_count.data(), n, pred, ws);
-        break;
-      }
-    }
-  }, algo == Algo::single_pass_in_place);
-  r.count = d_count.download()[0];
+// One compaction in the runner: the output array and the count (poisoned before the call).
+template <class T>
+Result<T> run(const std::vector<T>& in, Algo algo, const json& params) {
+  Request request("compact");
+  request.params({{"algo", wire_name(algo)}}).params(params).input(in);
+  const Reply reply = request.send();
+  Result<T> r;
+  r.out = output<T>(reply, 0);
+  const std::vector<unsigned> count = output<unsigned>(reply, 1);
+  r.count = count.size() == 1 ? count[0] : 0xffffffffu;
   return r;
+}
+
+Result<std::int32_t> run(const std::vector<std::int32_t>& in, IsPositive, Algo algo) {
+  return run(in, algo, {{"predicate", "is_positive"}});
 }
 
 // Checks one compaction against the sequential meaning. Returns whether it held.
 template <class Pred>
 bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
-  const Result r = run(in, pred, algo);
+  const Result<std::int32_t> r = run(in, pred, algo);
+  REQUIRE(r.out.size() == in.size());
   std::vector<std::int32_t> want;
   for (auto x : in) if (pred(x)) want.push_back(x);
   const std::size_t kept = want.size();
   if (algo == Algo::partition) for (auto x : in) if (!pred(x)) want.push_back(x);
-  INFO(algo_name(algo) << ", n = " << in.size() << ", " << kept << " kept");
+  INFO(std::string(algo_name(algo)) << ", n = " << in.size() << ", " << kept << " kept");
   bool ok = true;
   if (r.count != kept) {
     FAIL_CHECK("the count is " << r.count << ", expected " << kept);
@@ -106,14 +112,14 @@ void check_all_inputs(Algo algo) {
   std::uint64_t stream = 100;
   for (const std::size_t n : kSizes) {
     const auto random = scanlab::random_vector<std::int32_t>(n, test_seed(++stream), -100, 100);
-    if (!check(random, ch08::IsPositive<std::int32_t>{}, algo)) return;
+    if (!check(random, IsPositive{}, algo)) return;
     const auto all = scanlab::constant_vector<std::int32_t>(n, 7);
-    if (!check(all, ch08::IsPositive<std::int32_t>{}, algo)) return;
+    if (!check(all, IsPositive{}, algo)) return;
     const auto none = scanlab::constant_vector<std::int32_t>(n, -7);
-    if (!check(none, ch08::IsPositive<std::int32_t>{}, algo)) return;
+    if (!check(none, IsPositive{}, algo)) return;
     std::vector<std::int32_t> runs(n);
     for (std::size_t i = 0; i < n; ++i) runs[i] = ((i / 37) % 2 == 0 ? 1 : -1) * static_cast<std::int32_t>(i + 1);
-    if (!check(runs, ch08::IsPositive<std::int32_t>{}, algo)) return;
+    if (!check(runs, IsPositive{}, algo)) return;
   }
 }
 
@@ -123,7 +129,8 @@ TEST_CASE("the article's example: {1,0,0,0,4,3,2,0,6,8,9,0} with x > 0 gives {1,
           doctest::description("points: 10")) {
   const std::vector<std::int32_t> in = {1, 0, 0, 0, 4, 3, 2, 0, 6, 8, 9, 0};
   const std::vector<std::int32_t> want = {1, 4, 3, 2, 6, 8, 9};
-  const Result r = run(in, ch08::IsPositive<std::int32_t>{}, Algo::select);
+  const Result<std::int32_t> r = run(in, IsPositive{}, Algo::select);
+  REQUIRE(r.out.size() == in.size());
   CHECK(r.count == 7u);
   const std::vector<std::int32_t> got(r.out.begin(), r.out.begin() + 7);
   CHECK(got == want);
@@ -133,12 +140,7 @@ TEST_CASE("the article's example: {1,0,0,0,4,3,2,0,6,8,9,0} with x > 0 gives {1,
 TEST_CASE("bit-sliced warp offsets: totals 16, 18, 17, 13 give 0, 16, 34, 51; random totals up to 32" *
           doctest::description("points: 15")) {
   auto offsets = [](const std::vector<unsigned>& totals) {
-    scanlab::DeviceBuffer<unsigned> d_totals(totals);
-    scanlab::DeviceBuffer<unsigned> d_offsets(totals.size());
-    d_offsets.fill_poison();
-    ch08::warp_offsets_bit_sliced_host(d_totals.data(), static_cast<int>(totals.size()), d_offsets.data());
-    SCANLAB_CHECK_SYNC();
-    return d_offsets.download();
+    return output<unsigned>(Request("warp_offsets_bit_sliced").input(totals).send());
   };
   CHECK(offsets({16, 18, 17, 13}) == std::vector<unsigned>{0, 16, 34, 51});
   // Totals of 32 need the sixth bit: five bit slices (log2 32) would lose them.
@@ -171,7 +173,8 @@ TEST_CASE("select_if keeps input order: the same elements in another order are w
     auto sign = scanlab::random_vector<std::int32_t>(n, test_seed(7 + n), 0, 1);
     std::vector<std::int32_t> in(n);
     for (std::size_t i = 0; i < n; ++i) in[i] = (sign[i] ? 1 : -1) * static_cast<std::int32_t>(i + 1);
-    const Result r = run(in, ch08::IsPositive<std::int32_t>{}, Algo::select);
+    const Result<std::int32_t> r = run(in, IsPositive{}, Algo::select);
+    REQUIRE(r.out.size() == in.size());
     std::vector<std::int32_t> want;
     for (auto x : in) if (x > 0) want.push_back(x);
     REQUIRE(r.count == want.size());
@@ -192,37 +195,25 @@ TEST_CASE("partition_if: kept elements in order, then the rejected ones in order
 TEST_CASE("select_if with float elements and a threshold predicate" * doctest::description("points: 5")) {
   for (const std::size_t n : {std::size_t{1000}, std::size_t{12345}}) {
     const auto in = scanlab::random_vector<float>(n, test_seed(500 + n), -1.0f, 1.0f);
-    const ch08::GreaterThan<float> pred{0.25f};
-    scanlab::DeviceBuffer<float> d_in(in);
-    scanlab::DeviceBuffer<float> d_out(n);
-    scanlab::DeviceBuffer<unsigned> d_count(1);
-    d_out.fill_poison();
-    ch08::select_if(d_in.data(), d_out.data(), d_count.data(), n, pred);
+    const GreaterThan pred{0.25f};
+    const Result<float> r = run(in, Algo::select, {{"predicate", "greater_than"}, {"threshold", pred.threshold}});
     std::vector<float> want;
     for (float x : in) if (pred(x)) want.push_back(x);
-    const auto got = d_out.download();
-    CHECK(d_count.download()[0] == want.size());
-    const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), got.data(), want.size());
+    CHECK(r.count == want.size());
+    REQUIRE(r.out.size() == in.size());
+    const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), r.out.data(), want.size());
     CHECK_MESSAGE(v.ok, v.message());
   }
 }
 
-TEST_CASE("limits: n == 0 keeps nothing; the three-phase version refuses to run in place" *
+TEST_CASE("limits: n == 0 keeps nothing and writes a count of 0; a small array compacts" *
           doctest::description("points: 5")) {
   const auto in = scanlab::random_vector<std::int32_t>(100, test_seed(3), -5, 5);
-  scanlab::DeviceBuffer<std::int32_t> d_in(in);
-  scanlab::DeviceBuffer<unsigned> d_count(1);
-  d_count.fill_poison();
-  ch08::select_if(d_in.data(), d_in.data() + 50, d_count.data(), 0, ch08::IsPositive<std::int32_t>{});
-  CHECK(d_count.download()[0] == 0u);
-  ch08::CompactionWorkspace ws(100);
-  CHECK_THROWS_AS(ch08::select_if(d_in.data(), d_in.data(), d_count.data(), 100, ch08::IsPositive<std::int32_t>{}, ws),
-                  std::invalid_argument);
-  CHECK_THROWS_AS(ch08::select_if(d_in.data(), d_in.data() + 50, d_count.data(), 101,
-                                  ch08::IsPositive<std::int32_t>{}, ws),
-                  std::invalid_argument);
+  const Result<std::int32_t> r = run(in, Algo::select, {{"predicate", "is_positive"}, {"n", 0}});
+  CHECK_MESSAGE(r.count == 0u, "n == 0: the count is " << r.count << ", expected 0");
+  CHECK_MESSAGE(scanlab::count_poison(r.out.data(), r.out.size()) == in.size(), "n == 0 must not write the output");
   // And the small case still compacts (the stub must not pass this test on its wrappers alone).
-  CHECK(check(in, ch08::IsPositive<std::int32_t>{}, Algo::select));
+  CHECK(check(in, IsPositive{}, Algo::select));
 }
 
 TEST_CASE("select_if_single_pass (count fused into the decoupled look-back) equals copy_if" *

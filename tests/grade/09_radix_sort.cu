@@ -74,7 +74,7 @@ bool check_sort(const Keys& keys, Algo algo, const char* input) {
   Keys want_keys(n);
   for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
   const auto [got_keys, got_values] = sort_on_device(keys, algo);
-  INFO(algo_name(algo) << ", n = " << n << ", " << input);
+  INFO(std::string(algo_name(algo)) << ", n = " << n << ", " << input);
   const scanlab::VerifyResult rk = scanlab::verify_exact(want_keys.data(), got_keys.data(), n);
   CHECK_MESSAGE(rk.ok, "keys: " << rk.message());
   if (!rk.ok) return false;

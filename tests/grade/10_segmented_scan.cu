@@ -63,7 +63,7 @@ std::vector<T> segmented_on_device(const std::vector<T>& in, const Heads& heads,
 
 template <class T, class Op>
 bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op, const std::string& what) {
-  INFO((exclusive ? "exclusive" : "inclusive") << " segmented scan, n = " << in.size() << ", heads: " << what);
+  INFO(std::string(exclusive ? "exclusive" : "inclusive") << " segmented scan, n = " << in.size() << ", heads: " << what);
   const std::vector<T> got = segmented_on_device(in, heads, exclusive, op);
   if constexpr (std::is_floating_point_v<T>) {
     // Segment by segment, each with the tolerance of its own length.
