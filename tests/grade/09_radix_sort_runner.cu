@@ -1,0 +1,54 @@
+// Chapter 09's grading runner: the student's split and LSD radix sorts, run through the chapter's
+// given launch code on the keys (and values) the checker (09_radix_sort.cu) sends. It decides
+// nothing; see scanlab/grading/runner.hpp.
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/grading/runner.hpp>
+
+#include "radix_sort_dispatch.cuh"
+
+using namespace scanlab::grading;
+
+// Sorts input 0 (keys) with input 1 (values) in place. Parameters: algo (digits_keys,
+// digits_pairs, split_keys, split_pairs), n (default: all the keys). Outputs: keys, values.
+SCANLAB_GRADE_ENTRY(sort) {
+  const std::vector<std::uint32_t> keys = call.input<std::uint32_t>(0);
+  const std::vector<std::uint32_t> values = call.input<std::uint32_t>(1);
+  if (values.size() != keys.size()) throw std::runtime_error("keys and values differ in length");
+  const std::string algo = call.param<std::string>("algo");
+  const std::size_t n = call.length(keys.size());
+  scanlab::DeviceBuffer<std::uint32_t> d_keys(keys), d_values(values);
+  ch09::RadixSortWorkspace ws(keys.size());
+  if (algo == "digits_keys") ch09::radix_sort_keys(d_keys.data(), n, ws);
+  else if (algo == "digits_pairs") ch09::radix_sort_pairs(d_keys.data(), d_values.data(), n, ws);
+  else if (algo == "split_keys") ch09::radix_sort_split(d_keys.data(), nullptr, n, ws);
+  else if (algo == "split_pairs") ch09::radix_sort_split(d_keys.data(), d_values.data(), n, ws);
+  else throw std::runtime_error("unknown algo " + algo);
+  SCANLAB_CHECK_SYNC();
+  call.output(d_keys.download());
+  call.output(d_values.download());
+}
+
+// One stable split of input 0 (keys) and input 1 (values) by bit `bit`, into poisoned outputs.
+// Outputs: keys, values.
+SCANLAB_GRADE_ENTRY(split_by_bit) {
+  const std::vector<std::uint32_t> keys = call.input<std::uint32_t>(0);
+  const std::vector<std::uint32_t> values = call.input<std::uint32_t>(1);
+  if (values.size() != keys.size()) throw std::runtime_error("keys and values differ in length");
+  const std::size_t n = keys.size();
+  scanlab::DeviceBuffer<std::uint32_t> d_keys(keys), d_values(values), d_keys_out(n), d_values_out(n);
+  d_keys_out.fill_poison();
+  d_values_out.fill_poison();
+  ch09::RadixSortWorkspace ws(n);
+  ch09::split_by_bit(d_keys.data(), d_keys_out.data(), d_values.data(), d_values_out.data(), n,
+                     call.param<int>("bit"), ws);
+  SCANLAB_CHECK_SYNC();
+  call.output(d_keys_out.download());
+  call.output(d_values_out.download());
+}
