@@ -7,7 +7,8 @@
 // heads only at tile starts (4096) or just after them, one segment over everything, a head at
 // every element. Affine composition is not commutative, so an operand swap anywhere fails. The
 // table is compared exactly with a sequential table, the filter with direct sums over every box.
-// The untouched exercise fails every case.
+// The untouched exercise fails every case. This is the checker: the student's code runs in the
+// runner (10_segmented_scan_runner.cu), another process.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -17,15 +18,9 @@
 #include <type_traits>
 #include <vector>
 
-#include <scanlab/cuda_check.hpp>
-#include <scanlab/device_buffer.hpp>
-#include <scanlab/grading.hpp>
-#include <scanlab/monoid.hpp>
+#include <scanlab/grading/checker.hpp>
 #include <scanlab/random.hpp>
-#include <scanlab/testing.hpp>
 #include <scanlab/verify.hpp>
-
-#include "segmented_scan_dispatch.cuh"
 
 namespace {
 
@@ -53,18 +48,15 @@ std::vector<T> segmented_oracle(const std::vector<T>& in, const Heads& heads, bo
 
 template <class T, class Op>
 std::vector<T> segmented_on_device(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op) {
-  const std::size_t n = in.size();
-  scanlab::DeviceBuffer<std::uint8_t> d_heads(heads);
-  return run_on_device(in, [&](T* d_in, T* d_out) {
-    if (exclusive) ch10::segmented_exclusive_scan(d_in, d_heads.data(), d_out, n, op);
-    else ch10::segmented_inclusive_scan(d_in, d_heads.data(), d_out, n, op);
-  });
+  const ScanKind kind = exclusive ? ScanKind::exclusive : ScanKind::inclusive;
+  return output<T>(Request("segmented_scan").monoid(op).kind(kind).input(in).input(heads).send());
 }
 
 template <class T, class Op>
 bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op, const std::string& what) {
   INFO(std::string(exclusive ? "exclusive" : "inclusive") << " segmented scan, n = " << in.size() << ", heads: " << what);
   const std::vector<T> got = segmented_on_device(in, heads, exclusive, op);
+  REQUIRE(got.size() == in.size());
   if constexpr (std::is_floating_point_v<T>) {
     // Segment by segment, each with the tolerance of its own length.
     for (std::size_t b = 0; b < in.size();) {
@@ -133,33 +125,77 @@ std::vector<std::uint32_t> sat_oracle(const std::vector<std::uint32_t>& img, int
   return s;
 }
 
+// A value and its head flag, as the lifted operator sees them.
+template <class T>
+struct Flagged {
+  T value;
+  std::uint32_t head;
+  bool operator==(const Flagged& o) const { return value == o.value && head == o.head; }
+};
+
+template <class T>
+std::ostream& operator<<(std::ostream& os, const Flagged<T>& f) {
+  return os << "(" << scanlab::detail::display_with_poison(f.value) << ", head " << f.head << ")";
+}
+
+// The student's lifted operator (the runner's entry segmented_op) on pairs (left[i], right[i]).
+template <class T, class Op>
+std::vector<Flagged<T>> combine(Op op, const std::vector<Flagged<T>>& left, const std::vector<Flagged<T>>& right) {
+  std::vector<T> lv, rv;
+  std::vector<std::uint32_t> lh, rh;
+  for (const auto& f : left) { lv.push_back(f.value); lh.push_back(f.head); }
+  for (const auto& f : right) { rv.push_back(f.value); rh.push_back(f.head); }
+  const Reply r = Request("segmented_op").monoid(op).input(lv).input(lh).input(rv).input(rh).send();
+  const std::vector<T> values = output<T>(r, 0);
+  const std::vector<std::uint32_t> heads = output<std::uint32_t>(r, 1);
+  REQUIRE(values.size() == left.size());
+  REQUIRE(heads.size() == left.size());
+  std::vector<Flagged<T>> out;
+  for (std::size_t i = 0; i < values.size(); ++i) out.push_back({values[i], heads[i]});
+  return out;
+}
+
+// The chapter's tilt-shift radius: 0 at the focus row, max_radius at the farther edge.
+int tilt_shift_radius(int y, int focus_row, int max_radius, int height) {
+  const int d = y > focus_row ? y - focus_row : focus_row - y;
+  const int span = focus_row > height - 1 - focus_row ? focus_row : height - 1 - focus_row;
+  return span == 0 ? 0 : (max_radius * d + span / 2) / span;
+}
+
 }  // namespace
 
 TEST_CASE("the segmented operator is a monoid: identity, associativity, heads cut off the left" *
           doctest::description("points: 10")) {
-  using F = ch10::Flagged<std::int32_t>;
-  const ch10::Segmented<Plus<std::int32_t>> seg;
-  const F id = ch10::Segmented<Plus<std::int32_t>>::identity();
+  using F = Flagged<std::int32_t>;
+  const Plus<std::int32_t> plus;
+  const F id{0, 0u};
   const std::int32_t vals[] = {5, -3, 11};
-  for (unsigned fa = 0; fa < 2; ++fa) {
-    for (unsigned fb = 0; fb < 2; ++fb) {
-      for (unsigned fc = 0; fc < 2; ++fc) {
-        const F a{vals[0], fa}, b{vals[1], fb}, c{vals[2], fc};
-        INFO("head flags " << fa << fb << fc);
-        CHECK(seg(id, a) == a);
-        CHECK(seg(a, id) == a);
-        CHECK(seg(seg(a, b), c) == seg(a, seg(b, c)));
-        const F ab = seg(a, b);
-        CHECK(ab.value == (fb ? vals[1] : vals[0] + vals[1]));
-        CHECK(ab.head == (fa | fb));
-      }
-    }
+  // Every flag pattern of (a, b, c): the pairs with the identity, a o b, b o c; then (a o b) o c
+  // and a o (b o c) from those results.
+  std::vector<F> as, bs, cs;
+  for (unsigned bits = 0; bits < 8; ++bits) {
+    as.push_back({vals[0], bits & 1u});
+    bs.push_back({vals[1], (bits >> 1) & 1u});
+    cs.push_back({vals[2], (bits >> 2) & 1u});
+  }
+  const std::vector<F> ids(8, id);
+  const std::vector<F> id_a = combine(plus, ids, as), a_id = combine(plus, as, ids);
+  const std::vector<F> ab = combine(plus, as, bs), bc = combine(plus, bs, cs);
+  const std::vector<F> ab_c = combine(plus, ab, cs), a_bc = combine(plus, as, bc);
+  for (unsigned bits = 0; bits < 8; ++bits) {
+    const F& a = as[bits];
+    const F& b = bs[bits];
+    INFO("head flags " << a.head << b.head << cs[bits].head);
+    CHECK(id_a[bits] == a);
+    CHECK(a_id[bits] == a);
+    CHECK(ab_c[bits] == a_bc[bits]);
+    CHECK(ab[bits].value == (b.head ? vals[1] : vals[0] + vals[1]));
+    CHECK(ab[bits].head == (a.head | b.head));
   }
   // Non-commutative inner operator: the left value stays the left operand.
   using A = Affine<std::uint32_t>;
-  const ch10::Segmented<AffineCompose<std::uint32_t>> aseg;
-  const ch10::Flagged<A> f{A{3u, 1u}, 0u}, g{A{5u, 7u}, 0u};
-  CHECK(aseg(f, g).value == AffineCompose<std::uint32_t>{}(f.value, g.value));
+  const std::vector<Flagged<A>> f = {{A{3u, 1u}, 0u}}, g = {{A{5u, 7u}, 0u}};
+  CHECK(combine(AffineCompose<std::uint32_t>{}, f, g)[0].value == AffineCompose<std::uint32_t>{}(f[0].value, g[0].value));
 }
 
 TEST_CASE("segmented inclusive scan equals the sequential loop, across warps, tiles and blocks" *
@@ -188,14 +224,11 @@ TEST_CASE("summed-area table equals the sequential table, for square, flat, tall
     const int w = wh[0], h = wh[1];
     const std::size_t px = static_cast<std::size_t>(w) * h;
     const auto img = scanlab::random_vector<std::uint32_t>(px, test_seed(++stream), 0u, 255u);
-    scanlab::DeviceBuffer<std::uint32_t> d_img(img), d_sat(px);
-    d_sat.fill_poison();
-    ch10::SatWorkspace<std::uint32_t> ws(w, h);
-    ch10::summed_area_table(d_img.data(), d_sat.data(), w, h, ws);
-    SCANLAB_CHECK_SYNC();
-    const auto want = sat_oracle(img, w, h);
-    const auto r = scanlab::verify_exact(want.data(), d_sat.download().data(), px);
+    const auto got = output<std::uint32_t>(Request("summed_area_table").params({{"width", w}, {"height", h}}).input(img).send());
     INFO(w << " x " << h << " image");
+    REQUIRE(got.size() == px);
+    const auto want = sat_oracle(img, w, h);
+    const auto r = scanlab::verify_exact(want.data(), got.data(), px);
     CHECK_MESSAGE(r.ok, r.message());
   }
 }
@@ -205,20 +238,16 @@ TEST_CASE("box filter: radius 0 is the image, and every box mean matches a direc
   const int w = 77, h = 53;
   const std::size_t px = static_cast<std::size_t>(w) * h;
   const auto img = scanlab::random_vector<std::uint32_t>(px, test_seed(42), 0u, 255u);
-  scanlab::DeviceBuffer<std::uint32_t> d_img(img), d_sat(px);
-  scanlab::DeviceBuffer<std::uint8_t> d_out(px);
-  ch10::SatWorkspace<std::uint32_t> ws(w, h);
-  ch10::summed_area_table(d_img.data(), d_sat.data(), w, h, ws);
+  const auto sat = sat_oracle(img, w, h);  // the filter reads a right table, whatever the student's
   for (const int max_radius : {0, 3, 40}) {
-    const ch10::TiltShiftRadius radius{h / 3, max_radius, h};
-    d_out.fill_poison();
-    ch10::box_filter(d_sat.data(), d_out.data(), w, h, radius);
-    SCANLAB_CHECK_SYNC();
-    const auto got = d_out.download();
+    const int focus_row = h / 3;
+    const auto got = output<std::uint8_t>(Request("box_filter").params({{"width", w}, {"height", h},
+        {"focus_row", focus_row}, {"max_radius", max_radius}}).input(sat).send());
+    REQUIRE(got.size() == px);
     std::size_t wrong = 0;
     for (int y = 0; y < h; ++y) {
       for (int x = 0; x < w; ++x) {
-        const int r = radius(x, y);
+        const int r = tilt_shift_radius(y, focus_row, max_radius, h);
         std::uint64_t sum = 0, count = 0;
         for (int yy = std::max(0, y - r); yy <= std::min(h - 1, y + r); ++yy) {
           for (int xx = std::max(0, x - r); xx <= std::min(w - 1, x + r); ++xx) {
