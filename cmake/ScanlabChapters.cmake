@@ -62,7 +62,13 @@ function(scanlab_add_chapter nn slug)
   set(chapter_dir ${PROJECT_SOURCE_DIR}/chapters/${id})
   set(grade_src ${PROJECT_SOURCE_DIR}/tests/grade/${id}.cu)
   set(grade_runner_src ${PROJECT_SOURCE_DIR}/tests/grade/${id}_runner.cu)
-  if(EXISTS ${grade_runner_src})
+  set(graded OFF)
+  if(EXISTS ${grade_src})
+    if(NOT EXISTS ${grade_runner_src})
+      message(FATAL_ERROR "tests/grade/${id}.cu (the checker) needs its runner, tests/grade/${id}_runner.cu: "
+                          "the student's code is run only by a runner")
+    endif()
+    set(graded ON)
     _scanlab_add_grading_checker(${id} ${grade_src})
   endif()
 
@@ -83,19 +89,8 @@ function(scanlab_add_chapter nn slug)
     endif()
     scanlab_add_program(${exe} SOURCES ${chapter_dir}/main.cu
                         INCLUDE_DIRS ${impl_dir} ${chapter_dir} BACKENDS ${backends})
-    if(EXISTS ${grade_runner_src})
+    if(graded)
       _scanlab_add_grading_runner(${id} ${variant} ${impl_dir} ${chapter_dir})
-    elseif(EXISTS ${grade_src})
-      scanlab_add_doctest(grade_${id}_${variant} SOURCES ${grade_src}
-                          INCLUDE_DIRS ${impl_dir} ${chapter_dir} LABELS grade)
-      foreach(target IN LISTS grade_${id}_${variant}_TARGETS)
-        if(variant STREQUAL "exercise" AND TEST ${target})
-          # The untouched stub must fail every test case: doctest's summary shows "0 passed".
-          set_tests_properties(${target} PROPERTIES
-            PASS_REGULAR_EXPRESSION "test cases: *[1-9][0-9]* \\| *0 passed"
-            FAIL_REGULAR_EXPRESSION "test cases: *[0-9]+ \\| *[1-9][0-9]* passed")
-        endif()
-      endforeach()
     endif()
   endforeach()
 

@@ -103,8 +103,8 @@ class GraderBuild:
         """Configures (once) and builds the checkers of these chapters and the runtime of the
         runners: the grader's code only, so a failure here is the grader's problem. Grades that
         find it built share it; one that must build waits for them and holds it alone meanwhile."""
-        targets = ([c.checker_target() for c in chapters if c.split]
-                   + [f"scanlab_grading_runner_{self.backend}", "scanlab_doctest_main"])
+        targets = ([c.checker_target() for c in chapters]
+                   + [f"scanlab_grading_runner_{self.backend}"])
         if self.backend == "emu":
             targets += ["scanlab_emu", "scanlab_emu_translate"]
         if self._up_to_date(targets):
@@ -126,14 +126,9 @@ class GraderBuild:
     # ---- a submission's runner -----------------------------------------------------------------
 
     def runner_command(self, chapter: Chapter, src: Path, out: Path) -> List[str]:
-        """The command that compiles the chapter's runner with the student's files in `src` (for a
-        chapter not yet split: its whole grading program)."""
-        if chapter.split:
-            source = self.repo / "tests" / "grade" / f"{chapter.id}_runner.cu"
-            library = self.runner_library()
-        else:
-            source = self.repo / "tests" / "grade" / f"{chapter.id}.cu"
-            library = self.dir / "common" / "libscanlab_doctest_main.a"
+        """The command that compiles the chapter's runner with the student's files in `src`."""
+        source = self.repo / "tests" / "grade" / f"{chapter.id}_runner.cu"
+        library = self.runner_library()
         chapter_dir = self.repo / "chapters" / chapter.id
         if self.backend == "emu":
             return [str(self.dir / "bin" / "scanlab-emucc"), str(source), "-o", str(out),
@@ -152,7 +147,7 @@ class GraderBuild:
         other chapters, never the checkers' sources."""
         return [self.repo / "common" / "include", self.repo / "common" / "emu" / "include",
                 self.repo / "chapters" / chapter.id,
-                self.repo / "tests" / "grade" / (f"{chapter.id}_runner.cu" if chapter.split else f"{chapter.id}.cu"),
+                self.repo / "tests" / "grade" / f"{chapter.id}_runner.cu",
                 self.dir / "bin", self.dir / "common"]
 
 

@@ -18,8 +18,6 @@ class Chapter:
     slug: str
     title: str = ""
     files: tuple = ()          # the student's files in exercises/NN_slug/: all a submission gives
-    split: bool = True         # graded by a checker and a runner; False: its grading program still
-                               # includes the student's file (run whole in the sandbox)
 
     @property
     def id(self) -> str:
@@ -30,7 +28,8 @@ class Chapter:
 
 
 def chapter_list(repo: Path) -> List[Chapter]:
-    """The chapters of chapters/chapters.json, in order, that have grading tests."""
+    """The chapters of chapters/chapters.json, in order, that have grading tests (a checker,
+    tests/grade/NN_slug.cu, and its runner, tests/grade/NN_slug_runner.cu)."""
     path = repo / "chapters" / "chapters.json"
     try:
         data = json.loads(path.read_text())
@@ -46,8 +45,7 @@ def chapter_list(repo: Path) -> List[Chapter]:
             if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", f):
                 raise ManifestError(f"{path}: chapter {c.id}: bad file name {f!r}")
     grade = repo / "tests" / "grade"
-    return [dataclasses.replace(c, split=(grade / f"{c.id}_runner.cu").is_file())
-            for c in chapters if (grade / f"{c.id}.cu").is_file()]
+    return [c for c in chapters if (grade / f"{c.id}.cu").is_file() and (grade / f"{c.id}_runner.cu").is_file()]
 
 
 def select_chapters(all_chapters: List[Chapter], spec: Optional[str]) -> List[Chapter]:

@@ -248,13 +248,8 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
         run_dir = scratch / r.chapter.id / "run"
         run_dir.mkdir(exist_ok=True)
         sandboxing.make_writable_for_sandbox(run_dir)
-        if r.chapter.split:
-            env = checker_environment(seed, ["/bin/true"], timeout)
-            names = list_tests(build.checker(r.chapter), env, scratch)
-        else:
-            names = list_tests(runner_argv(box, binary, run_dir, None, seed, timeout), os.environ, run_dir)
-            r.notes.append("this chapter's grading program still includes your file (it is not yet split "
-                           "into a checker and a runner); the whole program ran where your code runs")
+        env = checker_environment(seed, ["/bin/true"], timeout)
+        names = list_tests(build.checker(r.chapter), env, scratch)
         if names is None:
             r.status = "not_run"
             r.compile_error = "the chapter's grading program did not start (doctest could not list its tests)"
@@ -266,10 +261,6 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
         r, names, order, binary, run_dir = run
         tag = f"{r.chapter.id}.{order or build.backend}"
         try:
-            if not r.chapter.split:
-                # The whole grading program runs in the sandbox and writes its XML in run_dir.
-                return run_tests(runner_argv(box, binary, run_dir, order, seed, timeout), names, dict(os.environ),
-                                 run_dir, tag, timeout)
             env = checker_environment(seed, runner_argv(box, binary, run_dir, order, seed, timeout), timeout)
             return run_tests(build.checker(r.chapter), names, env, scratch, tag, timeout + 15)
         except GradeError as e:
