@@ -3,8 +3,10 @@
 # whole test suite on the GPU, compute-sanitizer (memcheck, racecheck, synccheck) on every chapter's
 # reference driver, Nsight Compute's shared-memory bank-conflict counters, and the benchmark.
 #
-#   tests/gpu/check.sh OUTDIR [SECTION...]     sections: build ctest sanitizer ncu bench extra
-#   (extra: one-block timings of chapters 01-03)
+#   tests/gpu/check.sh OUTDIR [SECTION...]     sections: build ctest sanitizer ncu bench extra grading
+#   (extra: one-block timings of chapters 01-03; grading: configure, build only the grading
+#   programs, run them, and compute-sanitizer memcheck on every chapter's solution runner driven by
+#   its checker: the quick check after a change to a chapter's given kernels or its runner)
 #
 # Logs go to OUTDIR; a summary line per check goes to stdout. Needs a visible GPU, nvcc, cmake,
 # compute-sanitizer and ncu. Exit status: the number of failed checks (0 = all passed).
@@ -35,6 +37,41 @@ if has build; then
   check "configure (gpu preset)" "$out/configure.log" cmake --preset gpu -DCMAKE_CUDA_ARCHITECTURES=90
   # -k 0: one target that fails to compile does not stop the others from being checked
   check "build (gpu preset)" "$out/build.log" cmake --build --preset gpu -j "$(nproc)" -- -k 0
+fi
+
+if has grading; then
+  nvidia-smi -L | tee "$out/device.txt"
+  check "configure (gpu preset)" "$out/configure.log" cmake --preset gpu -DCMAKE_CUDA_ARCHITECTURES=90
+  targets=()
+  for id in $(chapters); do
+    targets+=("grade_${id}_checker" "grade_${id}_solution_runner_gpu" "grade_${id}_exercise_runner_gpu")
+  done
+  check "build the grading programs (gpu preset)" "$out/build_grading.log" \
+    cmake --build --preset gpu -j "$(nproc)" --target "${targets[@]}"
+  check "ctest --preset gpu -L ^grade$" "$out/ctest_grade.log" ctest --preset gpu -L "^grade$" --output-on-failure
+  grep -E "tests passed|tests failed" "$out/ctest_grade.log" | tail -1
+  # SCANLAB_CHECK_CHAPTERS (a regular expression, e.g. "^0[45]") limits the memcheck runs.
+  for id in $(chapters | grep -E "${SCANLAB_CHECK_CHAPTERS:-.}"); do
+    runner=$bin/grade_${id}_solution_runner
+    [ -x "$runner" ] || { note "memcheck runner $id" "SKIP (not built)"; continue; }
+    # The checker starts the runner with this command line: the sanitizer wraps every call and
+    # writes its report (one per runner process) where this script reads it.
+    rm -f "$out"/memcheck_runner_"$id".*.txt
+    sanitizer="[\"compute-sanitizer\", \"--tool\", \"memcheck\", \"--log-file\", \"$out/memcheck_runner_$id.%p.txt\", \"$runner\"]"
+    check "compute-sanitizer memcheck, runner $id via its checker" "$out/memcheck_runner_$id.log" \
+      env SCANLAB_GRADE_RUNNER="$sanitizer" SCANLAB_GRADE_CALL_TIMEOUT=300 build/gpu/bin/grade_${id}_checker
+    # The checker ends its runner with a signal, so a report has no closing summary: every line
+    # of it but the banner is a finding (memcheck prints each error as it finds it).
+    reports=$(ls "$out"/memcheck_runner_"$id".*.txt 2>/dev/null | wc -l)
+    findings=$(cat "$out"/memcheck_runner_"$id".*.txt 2>/dev/null | grep -v "^========= COMPUTE-SANITIZER$" |
+               grep -vc "^========= ERROR SUMMARY: 0 errors$")
+    if [[ $reports -gt 0 && $findings -eq 0 ]]; then
+      note "  memcheck reports of runner $id" "PASS ($reports runner processes, no finding)"
+    else
+      note "  memcheck reports of runner $id" "FAIL ($reports reports, $findings lines of findings)"
+      failures=$((failures + 1))
+    fi
+  done
 fi
 
 if has ctest; then
