@@ -183,6 +183,9 @@ def runner_argv(box: sandboxing.Sandbox, binary: Path, run_dir: Path, order: Opt
         env["SCANLAB_EMU_SEED"] = str(seed)
         # The emulator's own watchdog names the kernel that stopped making progress.
         env["SCANLAB_EMU_WATCHDOG"] = str(max(1, min(20, int(timeout) - 1)))
+        # Its race checker names the two lines of a missing barrier in the failure message (it
+        # changes no result: a race shows as wrong output or not at all).
+        env["SCANLAB_EMU_RACECHECK"] = "1"
     if not box.enabled:
         return ["/usr/bin/env", "-i", *[f"{k}={v}" for k, v in sorted(env.items())], str(binary)]
     limits = sandboxing.RUN_LIMITS

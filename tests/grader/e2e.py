@@ -233,6 +233,9 @@ def scenario_mutant(work: Path, args) -> None:
                                      f"{len(failed)} of {len(c['tests'])} tests fail")
     for t in failed:
         print(f"      caught by: {t['name']}  [{t['order'] or ''}]  {(t['message'] or '')[:160]}")
+    if m.mentions:
+        expect(any(m.mentions in (t["message"] or "") for t in failed),
+               f"mutant {m.chapter}/{m.name}: a failing test's message says '{m.mentions}'")
 
 
 def main(argv: List[str]) -> int:

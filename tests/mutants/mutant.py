@@ -6,6 +6,8 @@
 #   # What the bug is, and why the grading tests must catch it (comment lines start with #).
 #   file: hillis_steele.cuh          the solution file to patch (relative to solutions/NN_slug)
 #   orders: default,reverse          optional: the emulator orders to grade it with
+#   mentions: race on shared memory  optional: a failing test's message must say this (a hint the
+#                                    report owes the student, not only the lost points)
 #   @@ find
 #   <lines, verbatim, that must occur exactly once in the file>
 #   @@ replace
@@ -44,6 +46,7 @@ class Mutant:
     edits: List[Tuple[str, str]]       # (find, replace), each a run of whole lines
     orders: Optional[str] = None
     about: str = ""                    # the leading comment
+    mentions: Optional[str] = None     # text some failing test's message must contain
 
     @property
     def name(self) -> str:
@@ -63,8 +66,9 @@ def parse(path: Path) -> Mutant:
             about.append(line.lstrip("#").strip())
         elif line:
             key, sep, value = line.partition(":")
-            if not sep or key.strip() not in ("file", "orders"):
-                raise MutantError(f"{path}:{i + 1}: expected 'file:', 'orders:', a # comment or '@@ find'")
+            if not sep or key.strip() not in ("file", "orders", "mentions"):
+                raise MutantError(f"{path}:{i + 1}: expected 'file:', 'orders:', 'mentions:', a # comment "
+                                  "or '@@ find'")
             header[key.strip()] = value.strip()
         i += 1
     while i < len(lines):
@@ -96,7 +100,8 @@ def parse(path: Path) -> Mutant:
         raise MutantError(f"{path}: no 'file:' line")
     if not edits:
         raise MutantError(f"{path}: no '@@ find' ... '@@ end' block")
-    return Mutant(path, path.parent.name, header["file"], edits, header.get("orders"), " ".join(about))
+    return Mutant(path, path.parent.name, header["file"], edits, header.get("orders"), " ".join(about),
+                  header.get("mentions"))
 
 
 def mutate(m: Mutant, text: str) -> str:
