@@ -12,7 +12,8 @@
 #      every load and store of a kernel is visible to it. .cpp files compile as plain C++.
 #      Kernel units carry line tables only (-g1): the emulator's reports name file:line through
 #      addr2line, which needs nothing more, and full debug information of these instrumented
-#      units took a third of the whole build's time.
+#      units took a third of the whole build's time. They compile at -O1: a quarter faster to
+#      build than -O2, and no slower to grade (chapter 07's grading run took 0.47 s either way).
 # gpu: nvcc compiles the same .cu files; nothing of the emulator is linked.
 
 set(SCANLAB_EMU_KERNEL_FLAGS
@@ -23,6 +24,7 @@ set(SCANLAB_EMU_KERNEL_FLAGS
     -fno-optimize-sibling-calls
     -gdwarf-4
     -g1
+    -O1
     CACHE INTERNAL "Flags for kernel translation units built for the emulator")
 
 set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo CACHE INTERNAL "Flags for nvcc")

@@ -143,12 +143,17 @@ class GraderBuild:
 
     def read_only_paths(self, chapter: Chapter) -> List[Path]:
         """What a runner's build may read of the checkout and of this build: the common headers,
-        the chapter's given code and its runner source, the runtime. Never solutions/, never the
-        other chapters, never the checkers' sources."""
+        the chapter's given code and its runner source, and the few files of the build that make a
+        runner (the emulator's compiler script, translator and library; the runner's main). Never
+        solutions/, never the other chapters, never the checkers' sources, and no other program of
+        the build (a build tree that also holds the reference solutions' programs is safe to use)."""
+        tools = [self.runner_library()]
+        if self.backend == "emu":
+            tools += [self.dir / "bin" / "scanlab-emucc", self.dir / "bin" / "scanlab-emu-translate",
+                      self.dir / "common" / "emu" / "libscanlab_emu.a"]
         return [self.repo / "common" / "include", self.repo / "common" / "emu" / "include",
                 self.repo / "chapters" / chapter.id,
-                self.repo / "tests" / "grade" / f"{chapter.id}_runner.cu",
-                self.dir / "bin", self.dir / "common"]
+                self.repo / "tests" / "grade" / f"{chapter.id}_runner.cu", *tools]
 
 
 def stage_files(chapter: Chapter, student_dir: Path, dest: Path) -> Tuple[List[str], Optional[str]]:

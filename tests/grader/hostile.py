@@ -116,6 +116,7 @@ def sandbox_processes(scratch: Path) -> List[str]:
 def main(argv: List[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--work", type=Path, required=True)
+    p.add_argument("--build-dir", type=Path, help="the grader's build folder (default: WORK/build)")
     p.add_argument("--only", help="comma-separated attack names")
     a = p.parse_args(argv)
     work = a.work.resolve()
@@ -147,7 +148,7 @@ def main(argv: List[str]) -> int:
 
     repo_before = tree_digest(REPO)
     class_before = tree_digest(class_dir)
-    cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str(work / "build"), "--chapters", "00",
+    cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str((a.build_dir or work / "build").resolve()), "--chapters", "00",
            "--class", str(class_dir), "--csv", str(csv), "--report", "text", "--orders", "default",
            "--timeout", "3", "--build-timeout", "120", "--scratch", str(scratch)]
     print("+ " + " ".join(cmd), flush=True)
