@@ -91,7 +91,7 @@ const nlohmann::json& values_of(const Trace& t, const std::string& label, int st
   const TraceArray* a = t.find(label, step);
   if (a == nullptr) {
     throw std::runtime_error("the trace has no array '" + label + "' at step " + std::to_string(step) +
-                             " (was it written by a traced build? ch02_blelloch_solution_traced)");
+                             " (a traced build records it where the exercise's comments say; --solution draws the reference's run)");
   }
   return a->values;
 }

@@ -54,7 +54,6 @@ struct LookbackVizOptions {
   unsigned resident = 0;          // emulator resident slots, 0 = default
   unsigned long long seed = 1;
 };
-inline const char* kLookbackTracedProgram = "ch07_decoupled_lookback_solution_traced";
 std::vector<std::string> lookback_program_args(const LookbackVizOptions& o, const std::string& trace_path);
 std::vector<std::string> draw_lookback(const std::string& trace_path, long long at, const std::string& out_dir);
 

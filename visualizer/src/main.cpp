@@ -5,15 +5,17 @@
 //   scanlab-viz 03 [--n 2048] [--level "up 5"]...      bank conflicts per level, index-to-bank maps
 //   scanlab-viz 05 [--n 70] [--algorithm ...] [--exclusive]   tiles, block sums, their scan, uniform add
 //   scanlab-viz 02 --trace FILE                        draw an existing trace instead of running
-// Chapters 02 and 05 run the traced solution (chNN_slug_solution_traced) on the emulator, chapter
-// 03 runs the solution with --bank-report (the emulator's bank counter); all write JSON lines
-// (book/docs/traces.md) that the diagrams are drawn from. Output: --out DIR, by default
-// build/viz/NN under the source tree.
+// Chapters 02, 05 and 07 run a traced build on the emulator: the student's (chNN_slug_traced, built
+// from exercises/) or, with --solution, the reference's (chNN_slug_solution_traced); chapter 03 runs
+// the chapter program with --bank-report (the emulator's bank counter). All write JSON lines
+// (book/docs/traces.md) that the diagrams are drawn from. Chapter 01's steps are computed from the
+// input. Output: --out DIR, by default build/viz/NN under the source tree.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <cstdlib>
+#include <sys/wait.h>
 #include <filesystem>
 #include <iostream>
 #include <random>
@@ -50,7 +52,24 @@ struct Options {
   bool algorithm_given = false;
   bool exclusive = false;                         // chapter 05
   unsigned max_blocks = 2;                        // chapter 05, reduce-then-scan
+  bool solution = false;                          // run the reference solution, not the exercise
 };
+
+// The program a chapter's diagrams come from: the student's build of chapters/NN_slug/main.cu (from
+// exercises/) or the reference solution's; `traced` for the builds with SCANLAB_TRACE lines on.
+std::string program_of(const Options& o, const std::string& id, bool traced) {
+  return "ch" + id + (o.solution ? "_solution" : "") + (traced ? "_traced" : "");
+}
+
+// A trace without arrays: the build ran, but no SCANLAB_TRACE line recorded anything.
+void require_arrays(const scanlab::viz::Trace& trace, const std::string& path, const Options& o) {
+  if (!trace.arrays.empty()) return;
+  throw std::runtime_error(path + " holds no arrays: " +
+                           (o.solution ? std::string("the traced solution recorded nothing")
+                                       : std::string("your code records nothing yet. Add the SCANLAB_TRACE_BLOCK_ARRAY "
+                                                     "lines that your exercise's comments describe, or pass "
+                                                     "--solution to draw the reference solution's run")));
+}
 
 std::vector<long long> parse_list(const std::string& text) {
   std::vector<long long> v;
@@ -105,7 +124,14 @@ void run_program(const std::string& program, const std::vector<std::string>& arg
   std::string command = shell_quote(path);
   for (const std::string& a : args) command += " " + shell_quote(a);
   std::cerr << "+ " << command << "\n";
-  const int rc = std::system(command.c_str());
+  const int status = std::system(command.c_str());
+  const int rc = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  // Exit status 1: the chapter program ran and found its result wrong. That is when a picture of
+  // what the code did helps most, so the diagrams are drawn anyway, from what the run recorded.
+  if (rc == 1) {
+    std::cerr << "scanlab-viz: " << program << " computed a wrong result (above); drawing what it did\n";
+    return;
+  }
   if (rc != 0) throw std::runtime_error(program + " failed (exit status " + std::to_string(rc) + ")");
 }
 
@@ -121,6 +147,8 @@ void chapter01(const Options& o, const std::string& out) {
   if (in.size() > 64) throw std::invalid_argument("at most 64 values fit a readable diagram");
   // Chapter 01's kernel records no trace; its steps are computed here, exactly as the kernel's
   // double buffer holds them: row k = row k-1 plus the element 2^(k-1) to the left.
+  std::cout << "chapter 01: the steps below are computed from the definition, not from a run of your kernel "
+               "(chapters 02, 03, 05 and 07 draw your code's own run)\n";
   std::vector<std::vector<nlohmann::json>> rows;
   std::vector<long long> cur = in;
   auto as_json = [](const std::vector<long long>& v) {
@@ -146,12 +174,13 @@ void chapter02(const Options& o, const std::string& out) {
     const std::vector<long long> in = input_values(o);
     if (in.size() > 64) throw std::invalid_argument("at most 64 values fit a readable diagram");
     trace_path = out + "/trace.jsonl";
-    run_program("ch02_blelloch_solution_traced", {"--input", join(in), "--trace", trace_path, "-q"});
+    run_program(program_of(o, "02_blelloch", true), {"--input", join(in), "--trace", trace_path, "-q"});
   }
   const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
   if (trace.meta.value("chapter", "") != "02_blelloch") {
     throw std::runtime_error(trace_path + " is not a chapter 02 trace");
   }
+  require_arrays(trace, trace_path, o);
   std::cout << "chapter 02: trace " << trace_path << " (" << trace.arrays.size() << " arrays)\n";
   for (const scanlab::viz::TraceArray& a : trace.arrays) {
     std::cout << "  " << a.label << " " << a.step << ":";
@@ -175,7 +204,7 @@ void chapter03(const Options& o, const std::string& out) {
   if (trace_path.empty()) {
     const int n = o.n_given ? o.n : 2048;  // the tree's middle levels need a full tile to conflict
     trace_path = out + "/banks.jsonl";
-    run_program("ch03_bank_conflicts_solution", {"-n", std::to_string(n), "--bank-report", trace_path, "-q"});
+    run_program(program_of(o, "03_bank_conflicts", false), {"-n", std::to_string(n), "--bank-report", trace_path, "-q"});
   }
   const scanlab::viz::Trace report_trace = scanlab::viz::read_trace(trace_path);
   report(scanlab::viz::write_and_render(scanlab::viz::bank_levels_table(report_trace), out, "bank_levels"));
@@ -211,12 +240,13 @@ void chapter05(const Options& o, const std::string& out) {
     if (o.exclusive) args.push_back("--exclusive");
     // Few blocks, so that a block owns several tiles and carries its prefix from one to the next.
     if (o.algorithm == "reduce-then-scan") args.insert(args.end(), {"--max-blocks", std::to_string(o.max_blocks)});
-    run_program("ch05_multi_block_solution_traced", args);
+    run_program(program_of(o, "05_multi_block", true), args);
   }
   const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
   if (trace.meta.value("chapter", "") != "05_multi_block") {
     throw std::runtime_error(trace_path + " is not a chapter 05 trace");
   }
+  require_arrays(trace, trace_path, o);
   const std::string algorithm = trace.meta.value("algorithm", "");
   if (o.algorithm_given && algorithm != o.algorithm) {
     throw std::invalid_argument(trace_path + " is a " + algorithm + " trace, not " + o.algorithm);
@@ -243,7 +273,7 @@ void chapter07(Options o, const std::string& out) {
     trace_path = out + "/trace.jsonl";
     o.lookback.n = o.n_given ? o.n : 1024;
     o.lookback.seed = o.seed;
-    run_program(scanlab::viz::kLookbackTracedProgram, scanlab::viz::lookback_program_args(o.lookback, trace_path));
+    run_program(program_of(o, "07_decoupled_lookback", true), scanlab::viz::lookback_program_args(o.lookback, trace_path));
   }
   report(scanlab::viz::draw_lookback(trace_path, o.at, out));
 }
@@ -283,6 +313,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
   app.add_option("--resident", o.lookback.resident, "chapter 07: resident block slots on the emulator (0: default)");
+  app.add_flag("--solution", o.solution,
+               "draw the reference solution's run (default: your exercise's, built from exercises/)");
   scanlab::run_cli(app, argc, argv);  // exit code 2 on a bad argument, as the chapter programs
   o.n_given = app.count("--n") > 0;
   o.algorithm_given = app.count("--algorithm") > 0;

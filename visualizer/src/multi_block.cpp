@@ -37,7 +37,7 @@ const nlohmann::json& recorded(const Trace& t, const std::string& label, int ste
   if (a == nullptr) {
     throw std::runtime_error("the trace has no array '" + label + "' at step " + std::to_string(step) +
                              " from block " + std::to_string(block) +
-                             " (was it written by ch05_multi_block_solution_traced?)");
+                             " (does your code still write nothing? --solution draws the reference's run)");
   }
   return a->values;
 }

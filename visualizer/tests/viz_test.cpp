@@ -44,7 +44,8 @@ std::string join(const std::vector<long long>& v) {
 fs::path run_viz(const std::string& name, const std::string& args) {
   const fs::path out = fs::path(SCANLAB_VIZ_TEST_OUT) / name;
   fs::remove_all(out);
-  const std::string command = std::string("'") + SCANLAB_VIZ_EXECUTABLE + "' " + args + " --out '" +
+  // The reference solution's runs: the student's traced builds are made only when `lab viz` asks.
+  const std::string command = std::string("'") + SCANLAB_VIZ_EXECUTABLE + "' " + args + " --solution --out '" +
                               out.string() + "' > '" + out.string() + ".log' 2>&1";
   fs::create_directories(out);
   const int rc = std::system(command.c_str());
@@ -382,7 +383,7 @@ TEST_CASE("chapter 05: a picture that would not fit is refused with a reason") {
   const fs::path out = fs::path(SCANLAB_VIZ_TEST_OUT) / "ch05_too_many";
   fs::create_directories(out);
   const std::string log = out.string() + ".log";
-  const std::string command = std::string("'") + SCANLAB_VIZ_EXECUTABLE + "' 05 --n 300 --out '" + out.string() +
+  const std::string command = std::string("'") + SCANLAB_VIZ_EXECUTABLE + "' 05 --n 300 --solution --out '" + out.string() +
                               "' > '" + log + "' 2>&1";
   CHECK(std::system(command.c_str()) != 0);
   std::ifstream f(log);
