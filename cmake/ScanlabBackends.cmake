@@ -25,6 +25,7 @@ set(SCANLAB_EMU_KERNEL_FLAGS
     -gdwarf-4
     -g1
     -O1
+    -Wno-unknown-pragmas  # `#pragma unroll` is nvcc's; g++ ignores it, rightly
     CACHE INTERNAL "Flags for kernel translation units built for the emulator")
 
 set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo CACHE INTERNAL "Flags for nvcc")

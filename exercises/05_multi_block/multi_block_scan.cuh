@@ -102,6 +102,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
   const int valid = left < static_cast<std::size_t>(Policy::kTile) ? static_cast<int>(left) : Policy::kTile;
   // BEGIN TODO
   // TODO(student): the uniform add of phase 3 for the `valid` elements of this tile, from begin.
+  (void)sizeof(Acc);
   (void)out;
   (void)prefixes;
   (void)op;
@@ -140,6 +141,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
   Acc range_total = Op::identity();  // the total of the tiles so far
   // BEGIN TODO
   // TODO(student): fold the block's tiles into range_total and publish it in partials.
+  (void)reduce_temp;
   (void)range_total;
   (void)in;
   (void)n;
@@ -181,6 +183,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
   Scan scan(scan_temp);
   // BEGIN TODO
   // TODO(student): scan the block's tiles in order, each seeded with everything to its left.
+  (void)log;
   (void)in;
   (void)out;
   (void)inclusive;

@@ -30,7 +30,9 @@ __global__ void fill_dynamic(int* out, int words) {
   for (int k = int(threadIdx.x); k < words; k += int(blockDim.x)) sum += dyn[words - 1 - k];
   atomicAdd(out, sum);
 }
-// A second kernel with the same body: CUDA's dynamic shared memory opt-in is per kernel.
+#ifndef SCANLAB_EMU
+// A second kernel with the same body: CUDA's dynamic shared memory opt-in is per kernel (only the
+// GPU run uses it; see below).
 __global__ void fill_dynamic_other(int* out, int words) {
   extern __shared__ int dyn[];
   for (int k = int(threadIdx.x); k < words; k += int(blockDim.x)) dyn[k] = k * 3 + 1;
@@ -39,6 +41,7 @@ __global__ void fill_dynamic_other(int* out, int words) {
   for (int k = int(threadIdx.x); k < words; k += int(blockDim.x)) sum += dyn[words - 1 - k];
   atomicAdd(out, sum);
 }
+#endif
 
 long long fill_dynamic_expected(int words) {
   long long s = 0;
