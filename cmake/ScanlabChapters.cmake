@@ -15,9 +15,11 @@ set(SCANLAB_SOLUTIONS_DIR ${PROJECT_SOURCE_DIR}/solutions CACHE INTERNAL "")
 # it) and one runner per variant and backend, grade_NN_slug_<variant>_runner_<backend>
 # (tests/grade/NN_slug_runner.cu with the exercise's or the solution's files). CTest runs the
 # checker against each runner: the solution must pass every test case, the untouched exercise none.
-# Whether a chapter has a runner decides which targets it gets: a runner added to tests/grade/
-# re-runs CMake at the next build (here and in the grader's own build tree).
-file(GLOB _scanlab_grading_runners CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/grade/*_runner.cu)
+# Whether a chapter has a runner decides which targets it gets: a file added to tests/grade/
+# re-runs CMake at the next build (here and in the grader's own build tree). The folder itself is
+# the dependency (its time changes when a file is added), not a CONFIGURE_DEPENDS glob: a glob's
+# check runs at every build, so `ninja -n` could never say that the grader's build is up to date.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/grade)
 
 function(_scanlab_add_grading_checker id grade_src)
   set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/grade_${id}_checker.cpp)
