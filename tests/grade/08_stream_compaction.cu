@@ -38,15 +38,7 @@ struct GreaterThan {
   bool operator()(float x) const { return x > threshold; }
 };
 
-const char* wire_name(Algo a) {
-  switch (a) {
-    case Algo::partition: return "partition";
-    case Algo::single_pass: return "single_pass";
-    case Algo::single_pass_in_place: return "single_pass_in_place";
-    default: return "select";
-  }
-}
-
+// The operation's name: in failure messages, and the runner's `algo` parameter.
 const char* algo_name(Algo a) {
   switch (a) {
     case Algo::partition: return "partition_if";
@@ -66,7 +58,7 @@ struct Result {
 template <class T>
 Result<T> run(const std::vector<T>& in, Algo algo, const json& params) {
   Request request("compact");
-  request.params({{"algo", wire_name(algo)}}).params(params).input(in);
+  request.params({{"algo", algo_name(algo)}}).params(params).input(in);
   const Reply reply = request.send();
   Result<T> r;
   r.out = output<T>(reply, 0);

@@ -26,13 +26,13 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
   const std::size_t n = call.length(in.size());
   scanlab::DeviceBuffer<unsigned> d_count(1);
   d_count.fill_poison();
-  const bool in_place = algo == "single_pass_in_place";
+  const bool in_place = algo == "select_if_single_pass_in_place";
   call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-    if (algo == "select") {
+    if (algo == "select_if") {
       ch08::select_if(d_in, d_out, d_count.data(), n, pred);
-    } else if (algo == "partition") {
+    } else if (algo == "partition_if") {
       ch08::partition_if(d_in, d_out, d_count.data(), n, pred);
-    } else if (algo == "single_pass") {
+    } else if (algo == "select_if_single_pass") {
       ch08::SinglePassWorkspace ws(n);
       ch08::select_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
     } else if (in_place) {
@@ -47,8 +47,9 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
 
 }  // namespace
 
-// Parameters: algo (select, partition, single_pass, single_pass_in_place), predicate (is_positive
-// over int32, or greater_than over float with parameter threshold), n (default: the input's length).
+// Parameters: algo (select_if, partition_if, select_if_single_pass, select_if_single_pass_in_place),
+// predicate (is_positive over int32, or greater_than over float with parameter threshold), n
+// (default: the input's length).
 SCANLAB_GRADE_ENTRY(compact) {
   const std::string predicate = call.param<std::string>("predicate");
   if (predicate == "is_positive") compact(call, call.input<std::int32_t>(0), ch08::IsPositive<std::int32_t>{});
