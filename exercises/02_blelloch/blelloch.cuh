@@ -45,9 +45,10 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
   // TODO(student): the up-sweep, the root cleared to Op::identity(), and the down-sweep, in place
   //   in temp[0, m), as described at the top of this file. Levels are separated by barriers that
   //   every thread of the block reaches; the last barrier comes after the last level.
-  //   Optional, for `lab viz`: SCANLAB_TRACE_BLOCK_ARRAY(log, "up", level, temp, m) after each
-  //   up-sweep level, (log, "clear", k, temp, m) after the root, (log, "down", step, temp, m) after
-  //   each down-sweep level.
+  //   Optional, for `lab viz`: SCANLAB_TRACE_BLOCK_ARRAY(log, "up", level, temp, m) after up-sweep
+  //   level 1, 2, ..., log2(m); (log, "clear", log2(m), temp, m) after the root is cleared; and
+  //   (log, "down", step, temp, m) after down-sweep step 1, 2, ..., log2(m). level and step are
+  //   your own counters (ints starting at 0, counted up before each trace line).
   (void)temp;
   (void)op;
   (void)log;

@@ -97,8 +97,11 @@ TEST_CASE("block scan limits: n == 1024 scans, n == 0 writes nothing" * doctest:
   using Op = Plus<std::int32_t>;
   const std::vector<std::int32_t> in = random_ints(1025, 77);
 
-  const std::vector<std::int32_t> full(in.begin(), in.begin() + 1024);
-  check_scan(full, block_scan(full, ScanKind::inclusive, Op{}), ScanKind::inclusive, Op{});
+  {  // its own scope, so that this INFO names only this check
+    const std::vector<std::int32_t> full(in.begin(), in.begin() + 1024);
+    INFO("inclusive block scan of int32 (plus) with n == 1024, the largest one block takes");
+    check_scan(full, block_scan(full, ScanKind::inclusive, Op{}), ScanKind::inclusive, Op{});
+  }
 
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
     INFO(std::string(scanlab::to_string(kind)) << " block scan told n == 0");

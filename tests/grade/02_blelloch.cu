@@ -108,9 +108,12 @@ TEST_CASE("block scan limits: n == 2048 scans, n == 0 writes nothing" * doctest:
   using Op = Plus<std::int32_t>;
   const std::vector<std::int32_t> in = random_ints(2049, 77);
 
-  const std::vector<std::int32_t> full(in.begin(), in.begin() + 2048);
-  const bool full_ok = check_scan(full, block_scan(full, ScanKind::exclusive, Op{}), ScanKind::exclusive, Op{});
-  REQUIRE(full_ok);
+  {  // its own scope, so that this INFO names only this check
+    const std::vector<std::int32_t> full(in.begin(), in.begin() + 2048);
+    INFO("exclusive block scan of int32 (plus) with n == 2048, the largest one block takes");
+    const bool full_ok = check_scan(full, block_scan(full, ScanKind::exclusive, Op{}), ScanKind::exclusive, Op{});
+    REQUIRE(full_ok);
+  }
 
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
     INFO(std::string(scanlab::to_string(kind)) << " block scan told n == 0");
