@@ -50,6 +50,7 @@ struct Measurement {
   std::string type;
   size_t n = 0;
   size_t elem_bytes = 0;
+  size_t written = 0;    // elements the row writes: n, or fewer (a select-if writes the kept ones)
   Status status = Status::skipped;
   bool shown = true;     // false for a baseline measured only to give the ratios
   std::string note;      // why skipped/failed, or the row's limit note
@@ -60,7 +61,8 @@ struct Measurement {
   double ratio_copy = -1;    // copy time / row time at the same (type, n); -1: not available
   double ratio_cub = -1;     // cub time / row time
 
-  double bytes_moved() const { return 2.0 * static_cast<double>(n) * static_cast<double>(elem_bytes); }
+  // n elements read, `written` written: the least traffic the operation needs.
+  double bytes_moved() const { return static_cast<double>(n + written) * static_cast<double>(elem_bytes); }
   double elements_per_s() const { return median_ms > 0 ? static_cast<double>(n) / (median_ms * 1e-3) : 0.0; }
   double gbps() const { return median_ms > 0 ? bytes_moved() / (median_ms * 1e-3) / 1e9 : 0.0; }
 };

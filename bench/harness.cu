@@ -221,6 +221,7 @@ Measurement measure_row(const Context& ctx, const Row& row, size_t n, size_t slo
   m.type = type_name<T>();
   m.n = n;
   m.elem_bytes = sizeof(T);
+  m.written = row.template written<T>() ? row.template written<T>()(exp.input()) : n;
   m.slots = slots;
   m.l2_resident = static_cast<double>(slots) * 2.0 * static_cast<double>(n) * sizeof(T) <
                   ctx.cfg.l2_rotate_factor * static_cast<double>(ctx.meta.l2_bytes);
@@ -313,6 +314,7 @@ std::vector<Measurement> run_size(const Context& ctx, const std::vector<const Ro
     m.type = type_name<T>();
     m.n = n;
     m.elem_bytes = sizeof(T);
+    m.written = n;
     m.status = Status::skipped;
     m.note = why;
     return m;
@@ -446,7 +448,8 @@ std::vector<std::string> method_lines(const Config& cfg, const DeviceMeta& meta)
     lines.emplace_back(buf);
   }
   lines.emplace_back(
-      "GB/s counts 2*n*sizeof(T) (each element read once, written once); x copy = copy time / row "
+      "GB/s counts (n + written)*sizeof(T): each element read once, each output written once "
+      "(2n for scans, copies and sorts; n + k for a select-if that keeps k); x copy = copy time / row "
       "time and x CUB = CUB time / row time, same run, same type and n (above 1: faster)");
   lines.emplace_back(
       "copy = cudaMemcpyAsync device-to-device of n elements; cub = cub::DeviceScan::ExclusiveSum "

@@ -51,6 +51,11 @@ using Runner = std::function<void(const T* d_in, T* d_out, size_t n, cudaStream_
 template <class T>
 using Factory = std::function<Runner<T>(size_t n)>;
 
+// How many elements a row writes for an input, when not all n (a select-if writes only the k
+// elements it keeps): the harness counts the bytes a row moves as (n read + written) * sizeof(T).
+template <class T>
+using WrittenCount = std::function<size_t(const std::vector<T>& in)>;
+
 template <class T>
 struct TypeTag {
   using type = T;
@@ -72,6 +77,8 @@ struct Row {
   Factory<float> make_float;
   Verifier<int32_t> verify_int32;  // Check::custom only
   Verifier<float> verify_float;
+  WrittenCount<int32_t> written_int32;  // empty: the row writes n elements
+  WrittenCount<float> written_float;
   // Non-empty: the "x CUB" ratio divides by this row's time instead of cub's (an application's
   // CUB counterpart, e.g. cub_select_if); the harness measures that row too, at every size.
   std::string baseline;
@@ -82,6 +89,15 @@ struct Row {
       return verify_int32;
     } else {
       return verify_float;
+    }
+  }
+
+  template <class T>
+  const WrittenCount<T>& written() const {
+    if constexpr (std::is_same_v<T, int32_t>) {
+      return written_int32;
+    } else {
+      return written_float;
     }
   }
 
@@ -101,6 +117,13 @@ template <class F>
 void set_stateless(Row& row, F fn) {
   row.make_int32 = [fn](size_t) { return Runner<int32_t>(fn); };
   row.make_float = [fn](size_t) { return Runner<float>(fn); };
+}
+
+// count(const std::vector<T>& in) -> size_t, generic over T: the elements the row writes.
+template <class F>
+void set_written(Row& row, F count) {
+  row.written_int32 = count;
+  row.written_float = count;
 }
 
 // make(TypeTag<T>{}, size_t n) returns a callable usable as Runner<T>; it captures its device

@@ -188,7 +188,7 @@ void write_json(const std::string& path, const Config& cfg, const DeviceMeta& me
   j["config"] = {
       {"reps", cfg.reps},     {"warmup", cfg.warmup},   {"seed", cfg.seed},
       {"spin_us", cfg.spin_us}, {"l2_warm", cfg.l2_warm}, {"l2_rotate_factor", cfg.l2_rotate_factor},
-      {"bytes_counted", "2*n*sizeof(T)"},
+      {"bytes_counted", "(n read + elements written)*sizeof(T)"},
   };
   j["method"] = method;
   nlohmann::json legend_json = nlohmann::json::array();

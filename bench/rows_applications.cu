@@ -73,6 +73,12 @@ Verifier<T> compaction_verifier(Rejected rejected) {
   };
 }
 
+// The elements a select-if writes: the kept ones.
+template <class T>
+size_t kept_positive(const std::vector<T>& in) {
+  return static_cast<size_t>(std::count_if(in.begin(), in.end(), [](const T& x) { return x > T(0); }));
+}
+
 // Sorted as uint32 bit patterns.
 Verifier<int32_t> sort_verifier() {
   return [](const std::vector<int32_t>& in, const std::vector<int32_t>& got) {
@@ -162,6 +168,7 @@ void register_ch08(Registry& reg) {
     });
     r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
     r.verify_float = compaction_verifier<float>(Rejected::none);
+    set_written(r, [](const auto& in) { return kept_positive(in); });
   }
   {
     Row& r = reg.add({"cub_partition_if", "cub::DevicePartition::If, x > 0 (rejected ones reversed)", Check::custom});
@@ -197,6 +204,7 @@ void register_ch08(Registry& reg) {
     });
     r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
     r.verify_float = compaction_verifier<float>(Rejected::none);
+    set_written(r, [](const auto& in) { return kept_positive(in); });
   }
   {
     Row& r = reg.add({"ch08_select_if_single_pass",
@@ -213,6 +221,22 @@ void register_ch08(Registry& reg) {
     });
     r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
     r.verify_float = compaction_verifier<float>(Rejected::none);
+    set_written(r, [](const auto& in) { return kept_positive(in); });
+  }
+  {
+    Row& r = reg.add({"ch08_partition_if_single_pass",
+                      "chapter 08: partition x > 0 in one pass (rejected ones reversed, like CUB's)", Check::custom});
+    r.baseline = "cub_partition_if";
+    set_stateful(r, [](auto tag, size_t n) {
+      using T = typename decltype(tag)::type;
+      auto ws = std::make_shared<ch08::SinglePassWorkspace>(n);
+      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
+      return [ws, count](const T* in, T* out, size_t m, cudaStream_t s) {
+        ch08::partition_if_single_pass(in, out, count->data(), m, ch08::IsPositive<T>{}, *ws, s);
+      };
+    });
+    r.verify_int32 = compaction_verifier<int32_t>(Rejected::reversed);
+    r.verify_float = compaction_verifier<float>(Rejected::reversed);
   }
   {
     Row& r = reg.add({"ch08_partition_if", "chapter 08: stable partition x > 0, three phases", Check::custom});

@@ -9,6 +9,7 @@
 //   ch08_stream_compaction_solution --partition         stable partition instead of select
 //   ch08_stream_compaction_solution --single-pass       chapter 07's look-back, fused (one kernel)
 //   ch08_stream_compaction_solution --single-pass --in-place   output over the input
+//   ch08_stream_compaction_solution --single-pass --partition  rejected ones reversed, like CUB's
 //   ch08_stream_compaction_solution --type float --threshold 0.5 -n 1M
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -57,13 +58,17 @@ std::string join(const std::vector<T>& v) {
   return os.str();
 }
 
-// The sequential meaning: kept elements in order, then (partition) rejected ones in order.
+// The sequential meaning: kept elements in order, then (partition) the rejected ones, in order
+// after three phases, reversed after the single pass (as cub::DevicePartition::If).
 template <class T, class Pred>
-std::vector<T> oracle(const std::vector<T>& in, Pred pred, bool partition, std::size_t& kept) {
+std::vector<T> oracle(const std::vector<T>& in, Pred pred, const Config& cfg, std::size_t& kept) {
   std::vector<T> out;
   for (const T& x : in) if (pred(x)) out.push_back(x);
   kept = out.size();
-  if (partition) for (const T& x : in) if (!pred(x)) out.push_back(x);
+  std::vector<T> rejected;
+  if (cfg.partition) for (const T& x : in) if (!pred(x)) rejected.push_back(x);
+  if (cfg.single_pass) std::reverse(rejected.begin(), rejected.end());
+  out.insert(out.end(), rejected.begin(), rejected.end());
   return out;
 }
 
@@ -73,6 +78,7 @@ void compact(const Config& cfg, const T* d_in, T* d_out, unsigned* d_count, std:
              ch08::CompactionWorkspace& ws, ch08::SinglePassWorkspace& sp) {
   if (cfg.single_pass) {
     if (cfg.in_place) ch08::select_if_single_pass_in_place(d_out, d_count, n, pred, sp);
+    else if (cfg.partition) ch08::partition_if_single_pass(d_in, d_out, d_count, n, pred, sp);
     else ch08::select_if_single_pass(d_in, d_out, d_count, n, pred, sp);
   } else if (cfg.partition) {
     ch08::partition_if(d_in, d_out, d_count, n, pred, ws);
@@ -111,7 +117,7 @@ bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print,
   }
   SCANLAB_NVTX_RANGE("verify");
   std::size_t kept = 0;
-  const std::vector<T> want = oracle(in, pred, cfg.partition, kept);
+  const std::vector<T> want = oracle(in, pred, cfg, kept);
   const bool count_ok = count[0] == kept;
   const std::size_t check_n = cfg.partition ? n : kept;
   const scanlab::VerifyResult r = scanlab::verify_exact(want.data(), got.data(), check_n);
@@ -168,8 +174,8 @@ int run(const Config& cfg) {
                            {"seed", cfg.common.seed},
                            {"type", cfg.type},
                            {"threshold", cfg.threshold},
-                           {"variant", cfg.single_pass ? (cfg.in_place ? "single-pass in-place" : "single-pass")
-                                                       : (cfg.partition ? "partition" : "select")}};
+                           {"variant", std::string(cfg.partition ? "partition" : "select") +
+                                          (cfg.single_pass ? (cfg.in_place ? " single-pass in-place" : " single-pass") : "")}};
   bool ok = true;
   const ch08::GreaterThan<T> pred{scanlab::option_value_as<T>("--threshold", cfg.threshold)};
   if (!cfg.skip_examples) {
@@ -203,12 +209,13 @@ int main(int argc, char** argv) {
   app.add_option("--threshold", cfg.threshold, "keep the elements x > threshold (inputs are in [-100, 100] "
                                                "for int, [-1, 1) for float)")
       ->capture_default_str();
-  auto* part = app.add_flag("--partition", cfg.partition, "stable partition: kept elements, then the rejected ones");
+  auto* part = app.add_flag("--partition", cfg.partition,
+                            "partition: kept elements, then the rejected ones (reversed with --single-pass)");
   auto* single = app.add_flag("--single-pass", cfg.single_pass,
                               "one kernel: the count fused into the decoupled look-back scan (chapter 07)");
   auto* inplace = app.add_flag("--in-place", cfg.in_place, "compact over the input (needs --single-pass)");
   inplace->needs(single);
-  part->excludes(single);
+  inplace->excludes(part);
   app.add_flag("--no-examples", cfg.skip_examples, "skip the two worked examples");
   scanlab::run_cli(app, argc, argv);
   return scanlab::run_reporting_errors(app, [&] {

@@ -1,5 +1,5 @@
 // Chapter 08's grading runner: the student's compactions (three-phase select-if and partition-if,
-// the bit-sliced warp offsets, the single-pass select-if) run through the chapter's given launch
+// the bit-sliced warp offsets, the single-pass select-if and partition-if) run through the chapter's given launch
 // code on the inputs the checker (08_stream_compaction.cu) sends. It decides nothing; see
 // scanlab/grading/runner.hpp.
 #include <cstddef>
@@ -35,6 +35,9 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
     } else if (algo == "select_if_single_pass") {
       ch08::SinglePassWorkspace ws(n);
       ch08::select_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
+    } else if (algo == "partition_if_single_pass") {
+      ch08::SinglePassWorkspace ws(n);
+      ch08::partition_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
     } else if (in_place) {
       ch08::SinglePassWorkspace ws(n);
       ch08::select_if_single_pass_in_place(d_in, d_count.data(), n, pred, ws);
@@ -47,7 +50,8 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
 
 }  // namespace
 
-// Parameters: algo (select_if, partition_if, select_if_single_pass, select_if_single_pass_in_place),
+// Parameters: algo (select_if, partition_if, select_if_single_pass, select_if_single_pass_in_place,
+// partition_if_single_pass),
 // predicate (is_positive over int32, or greater_than over float with parameter threshold), n
 // (default: the input's length).
 SCANLAB_GRADE_ENTRY(compact) {

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Chapter 08's single-pass tuning sweep on a GPU: builds ch08_single_pass_sweep.cu once per tile
+# shape (threads, items, min blocks per SM) or per poll schedule (first_ns, every_ns), each from a
+# copy of the reference with that one constant changed, and prints select-if and partition-if
+# against CUB at 2^20..2^28 int32 (about half kept). The book's chapter 08 "Measured" section cites
+# its output (book/docs/measurements/h100-2026-11-25/sweep_ch08_single_pass.txt).
+#
+#   tests/gpu/tuning/ch08_single_pass_sweep.sh shapes [T,I,M ...]     e.g. 128,32,6 256,16,3
+#   tests/gpu/tuning/ch08_single_pass_sweep.sh polls  [F,E ...]       e.g. 2000,500 2800,900
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls [values...]}
+shift
+work=$(mktemp -d)
+sp=solutions/08_stream_compaction/stream_compaction_single_pass.cuh
+dp=chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh
+build() {  # build NAME: compile the sweep program against $work/NAME (searched first)
+  nvcc -std=c++17 -O3 -arch=sm_90 -DCONFIG="\"$1\"" -I "$work/$1" -I solutions/08_stream_compaction \
+    -I chapters/08_stream_compaction -I common/include tests/gpu/tuning/ch08_single_pass_sweep.cu -o "$work/$1/sweep"
+}
+replace() {  # replace FILE OLD NEW OUT: OUT is FILE with the line OLD replaced (it must be there)
+  grep -qF "$2" "$1" || { echo "not found in $1: $2" >&2; exit 1; }
+  sed "s|$2|$3|" "$1" >"$4"
+}
+names=()
+if [[ $kind == shapes ]]; then
+  for c in "${@:-128,32,6 128,16,8 256,16,3 256,32,2 128,24,6 64,32,12}"; do
+    for v in $c; do
+      IFS=, read -r t i m <<<"$v"; name="${t}x${i}_min$m"; mkdir -p "$work/$name"
+      replace $sp "kSinglePassThreads = 128;" "kSinglePassThreads = $t;" "$work/$name/a"
+      replace "$work/$name/a" "kSinglePassItems = 32;" "kSinglePassItems = $i;" "$work/$name/b"
+      replace "$work/$name/b" "kSinglePassMinBlocksPerSm = 6;" "kSinglePassMinBlocksPerSm = $m;" \
+        "$work/$name/stream_compaction_single_pass.cuh"
+      names+=("$name")
+    done
+  done
+else
+  for c in "${@:-2000,500 2800,900 0,900 0,200 1000,500 1500,300 3000,300 4000,900}"; do
+    for v in $c; do
+      IFS=, read -r f e <<<"$v"; name="polls_${f}_$e"; mkdir -p "$work/$name"
+      replace $dp "kCompactionPolls = {2000, 500};" "kCompactionPolls = {$f, $e};" \
+        "$work/$name/stream_compaction_single_pass_dispatch.cuh"
+      names+=("$name")
+    done
+  done
+fi
+for name in "${names[@]}"; do build "$name" & done
+wait
+for name in "${names[@]}"; do "$work/$name/sweep"; done
