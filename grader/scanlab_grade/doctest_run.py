@@ -23,6 +23,12 @@ def _squash(text: Optional[str]) -> str:
     return " ".join((text or "").split())
 
 
+def _lines(text: Optional[str]) -> str:
+    """A checker's message on one line, its own lines kept apart by " | " (a hint or an emulator
+    finding starts a line of its own)."""
+    return " | ".join(s for s in (_squash(line) for line in (text or "").splitlines()) if s)
+
+
 @dataclasses.dataclass
 class TestResult:
     name: str
@@ -42,7 +48,7 @@ class TestResult:
 def describe_expression(e: ET.Element) -> str:
     """One failed check in words: its message (what the checker said) when it has one, else the
     expression and where it is."""
-    infos = [_squash(i.text) for i in e.findall("Info") if _squash(i.text)]
+    infos = [_lines(i.text) for i in e.findall("Info") if _lines(i.text)]
     exc = e.find("Exception")
     if exc is not None:
         return "; ".join(infos + [f"threw: {_squash(exc.text)}"])

@@ -67,7 +67,8 @@ def report_text(g: Grade, replay: str) -> str:
                 if not t.passed:
                     when = f" [order: {t.order}]" if t.order and t.order != "default" else ""
                     print(f"      FAILED ({t.points} pts) {t.name}{when}", file=out)
-                    print(f"          {t.message}", file=out)
+                    for part in t.message.split(" | "):  # each hint or finding on a line of its own
+                        print(f"          {part}", file=out)
         elif c.compile_error:
             for line in c.compile_error.splitlines():
                 print(f"      | {line}", file=out)

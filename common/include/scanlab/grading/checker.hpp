@@ -11,7 +11,7 @@
 // it cannot touch this program's checks or its report.
 #pragma once
 
-#include <doctest/doctest.h>
+#include <scanlab/grading/doctest_text.hpp>  // doctest, with C strings printed as text
 
 #include <cstddef>
 #include <optional>
@@ -129,6 +129,9 @@ class Request {
       }
     }
     last_call_notes() = notes;
+    last_call_tile_items() = r.info.contains("tile_items") && r.info["tile_items"].is_number_unsigned()
+                                 ? r.info["tile_items"].get<std::size_t>()
+                                 : 0;
     if (!r.ok()) FAIL_CHECK(describe(r));
   }
 

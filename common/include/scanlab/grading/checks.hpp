@@ -5,11 +5,12 @@
 // programs only. Host code: nothing here runs a kernel (the runner does; scanlab/grading/checker.hpp).
 #pragma once
 
-#include <doctest/doctest.h>
+#include <scanlab/grading/doctest_text.hpp>  // doctest, with C strings printed as text
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -76,7 +77,40 @@ inline std::string& last_call_notes() {
   return notes;
 }
 
+// The tile length the last call's code worked in (the runner says so for the single-pass scans),
+// 0 when it did not say: a failure then names the tile of its first wrong element.
+inline std::size_t& last_call_tile_items() {
+  static std::size_t tile_items = 0;
+  return tile_items;
+}
+
 // ---- checking ----------------------------------------------------------------------------------
+
+// Where a wrong value may come from, when its bytes say so: "" otherwise.
+template <class T>
+std::string value_origin_hint(const T& got) {
+  if (is_poison(got)) {
+    return "hint: this element still holds the poison the output was filled with before the call: "
+           "nothing wrote it";
+  }
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &got, sizeof(T));
+  if (std::all_of(bytes, bytes + sizeof(T), [](unsigned char b) { return b == 0xA5; })) {
+    return "hint: every byte of this value is 0xA5, what the emulator fills fresh device memory with: it "
+           "was computed from memory nothing had written yet (a value read before it was published?)";
+  }
+  return "";
+}
+
+// "element i is in tile t ..." for the first wrong element, when the tile length is known.
+inline std::string tile_note(std::size_t first_wrong) {
+  const std::size_t tile = last_call_tile_items();
+  if (tile == 0) return "";
+  const std::size_t t = first_wrong / tile;
+  return "element " + std::to_string(first_wrong) + " is in tile " + std::to_string(t) + " (tiles of " +
+         std::to_string(tile) + " elements)" +
+         (t > 0 ? "; every element of tiles 0.." + std::to_string(t - 1) + " is right" : "");
+}
 
 // Checks got[0, n), one scan of in[0, n), against the oracle (exactly for integers and affine maps,
 // against a float64 reference within the length-dependent tolerance for float sums), and element 0
@@ -138,8 +172,10 @@ bool check_scan(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) 
   }
   std::string cause;
   if (!r.ok) {
-    cause = likely_cause<T, Op>(in, got, n, kind);
-    if (!cause.empty()) cause = "\n  " + cause;
+    for (const std::string& line : {tile_note(r.first_index), likely_cause<T, Op>(in, got, n, kind),
+                                    value_origin_hint(got[r.first_index])}) {
+      if (!line.empty()) cause += "\n  " + line;
+    }
   }
   CHECK_MESSAGE(r.ok, r.message() << cause << last_call_notes());
   bool first_ok = true;
