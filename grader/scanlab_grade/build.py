@@ -211,8 +211,7 @@ def build_runner(build: GraderBuild, sandbox: Sandbox, chapter: Chapter, scratch
     "") or (None, the compiler's first error lines with the student's paths shown)."""
     src, out = scratch / "src", scratch / "out"
     out.mkdir(parents=True, exist_ok=True)
-    for p in (scratch, src, out):
-        make_writable_for_sandbox(p)
+    make_writable_for_sandbox(scratch, src, out)
     binary = out / "runner"
     cmd = build.runner_command(chapter, src, binary)
     env = {"PATH": "/usr/local/cuda/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}

@@ -6,13 +6,16 @@ first process ends, the kernel ends every process left in it, `setsid` daemons i
 system's /usr read-only, an empty /etc but for what the compilers need, of the checkout only the
 folders the build reads (read-only; never solutions/ or tests/ beyond the chapter's runner), a
 private /tmp, and one writable scratch folder outside the checkout. `prlimit` bounds CPU time,
-address space, processes and file size; as root, the sandbox also drops to the `nobody` user, so
-the process limit counts only the sandbox's own processes. The idea is that of the judges'
+address space, processes and file size. As root, the sandbox also drops to a user of its own: the
+owner of its scratch folder, a uid that no account and no other sandbox has (RLIMIT_NPROC counts
+every process of a uid, so with one shared user a submission that forks up to the limit would make
+another student's runner, graded beside it, fail to start). The idea is that of the judges'
 sandboxes (DOMjudge's runguard, CMS's isolate): what runs inside cannot reach the grader's files,
 the reports, the network or the machine beyond its limits.
 """
 
 import dataclasses
+import itertools
 import os
 import shutil
 import subprocess
@@ -20,6 +23,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 NOBODY = 65534
+# Sandbox users, as root: uids from here on belong to no account. Each scratch folder gets its own
+# (this grader's pid and a counter), so that concurrent sandboxes, of this grader or another, never
+# share a process count.
+SANDBOX_UID_BASE = 0x40000000
+_sandbox_numbers = itertools.count(1)  # next() on it is atomic: graded chapters run in threads
 
 
 @dataclasses.dataclass
@@ -77,7 +85,8 @@ class Sandbox:
             cmd.append(f"--as={limits.address_space}")
         cmd.append("--")
         if os.geteuid() == 0:
-            cmd += ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+            uid = sandbox_user(writable)
+            cmd += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"]
         cmd += ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
                 "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "sandbox"]
         cmd += _system_binds()
@@ -119,7 +128,19 @@ def probe(gpu: bool = False) -> Sandbox:
     return box
 
 
-def make_writable_for_sandbox(path: Path) -> None:
-    """The sandbox runs as `nobody` when the grader is root: hand it its scratch folder."""
+def sandbox_user(writable: Sequence[Path]) -> int:
+    """The uid a sandbox runs as (when the grader is root): the owner of its first writable folder,
+    which make_writable_for_sandbox gave to a fresh sandbox user; `nobody` when it has none."""
+    for p in writable:
+        owner = p.stat().st_uid
+        if owner >= SANDBOX_UID_BASE:
+            return owner
+    return NOBODY
+
+
+def make_writable_for_sandbox(*paths: Path) -> None:
+    """When the grader is root, hand one sandbox's folders to a sandbox user of its own."""
     if os.geteuid() == 0:
-        os.chown(path, NOBODY, NOBODY)
+        uid = SANDBOX_UID_BASE + (os.getpid() % (1 << 20)) * 1024 + next(_sandbox_numbers) % 1024
+        for path in paths:
+            os.chown(path, uid, uid)

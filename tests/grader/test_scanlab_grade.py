@@ -25,6 +25,7 @@ from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_ch
 from scanlab_grade.cli import UsageError, parse_args, safe_file_name  # noqa: E402
 from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests  # noqa: E402
 from scanlab_grade.report import ChapterResult, Grade, csv_cell, render  # noqa: E402
+from scanlab_grade import sandbox as sandboxing  # noqa: E402
 
 
 class DeclaredTests(unittest.TestCase):
@@ -451,6 +452,31 @@ class Mutants(unittest.TestCase):
             m = mutant.parse(path)
             original = (REPO / "solutions" / m.chapter / m.file).read_text()
             self.assertNotEqual(mutant.mutate(m, original), original, path)
+
+
+class SandboxUsers(unittest.TestCase):
+    """As root, every sandbox runs as a user of its own: the process limit (RLIMIT_NPROC) counts a
+    user's processes machine-wide, so a shared user would let one submission's forks make another
+    student's runner, graded beside it, fail to start."""
+
+    @unittest.skipUnless(os.geteuid() == 0, "the grader changes users only as root")
+    def test_two_sandboxes_get_different_users_and_each_runs_as_its_folders_owner(self):
+        with tempfile.TemporaryDirectory() as d:
+            a, b, b_out = Path(d, "a"), Path(d, "b"), Path(d, "b", "out")
+            a.mkdir()
+            b_out.mkdir(parents=True)
+            sandboxing.make_writable_for_sandbox(a)
+            sandboxing.make_writable_for_sandbox(b, b_out)
+            ua, ub = a.stat().st_uid, b.stat().st_uid
+            self.assertNotEqual(ua, ub)
+            self.assertEqual(b_out.stat().st_uid, ub)
+            self.assertGreaterEqual(min(ua, ub), sandboxing.SANDBOX_UID_BASE)
+            self.assertEqual(sandboxing.sandbox_user([a]), ua)
+            self.assertEqual(sandboxing.sandbox_user([b]), ub)
+            self.assertEqual(sandboxing.sandbox_user([]), sandboxing.NOBODY)
+            argv = sandboxing.Sandbox(True).wrap(["true"], read_only=[], writable=[b], chdir=b, env={},
+                                                 limits=sandboxing.Limits())
+            self.assertIn(f"--reuid={ub}", argv)
 
 
 if __name__ == "__main__":
