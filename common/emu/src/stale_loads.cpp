@@ -45,6 +45,9 @@ struct Version {
 };
 constexpr std::size_t kVersionsKept = 8;  // older values drop out; reading a newer one is always allowed
 constexpr std::uint64_t kNoBlock = ~std::uint64_t(0);
+// Words followed per launch, about 100 bytes each: a launch that writes more (a scan of millions of
+// elements) follows the first ones written and serves the others fresh, rather than grow without bound.
+constexpr std::size_t kWordsFollowed = std::size_t(1) << 20;
 
 std::unordered_map<std::uintptr_t, std::vector<Version>> history;  // by word (address >> 2)
 std::uint64_t commits = 0;                                         // the commit sequence
@@ -116,7 +119,12 @@ void stale_commit(const void* addr, std::size_t bytes, const unsigned char* befo
   // Whole words only: a word partly written keeps its history, which then no longer matches memory,
   // and loads of it are served fresh (see stale_plain_load).
   for (std::uintptr_t off = (4 - a % 4) % 4; off + 4 <= bytes; off += 4) {
-    auto& v = history[(a + off) >> 2];
+    auto h = history.find((a + off) >> 2);
+    if (h == history.end()) {
+      if (history.size() >= kWordsFollowed) continue;
+      h = history.emplace((a + off) >> 2, std::vector<Version>{}).first;
+    }
+    auto& v = h->second;
     std::uint32_t value;
     if (v.empty()) {
       std::memcpy(&value, before + off, 4);
