@@ -1,22 +1,33 @@
 // A single-pass chained scan (Merrill & Garland's "chained scan", NVR-2016-002 §3.2): one block per
 // tile, each tile waits for its predecessor's inclusive prefix, then publishes its own. Small on
 // purpose: it is the program the emulator's schedule and weak-memory modes are shown and tested on.
-//   chained_scan [--n N] [--blockidx] [--no-fence | --flag-first]
+//   chained_scan [--n N] [--blockidx] [--no-fence | --flag-first] [--plain-read | --fenced-plain-read]
 // --blockidx   tiles in blockIdx order (deadlocks when a later block is resident before an earlier one)
 // --no-fence   publish the prefix, then the flag, with no __threadfence between them (wrong)
 // --flag-first publish the flag before the prefix (wrong)
+// --plain-read after seeing the flag, read the prefix with a plain (cacheable) load and no fence
+//              (wrong: nothing orders that load after the flag's)
+// --fenced-plain-read  the same plain load after a __threadfence() (right)
+// --warp-poll  the whole first warp waits for the flag, through __ballot_sync over volatile loads
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 constexpr int kTile = 128;
 enum Publish { kValueFenceFlag = 0, kValueFlagNoFence = 1, kFlagFirst = 2 };
+enum Read { kVolatile = 0, kPlainNoFence = 1, kFencePlain = 2 };
+
+// The same memory, read through a plain pointer: a load the compiler and the GPU may serve from a
+// cache (an SM's L1) that is not kept coherent with other SMs' stores.
+__device__ const int* plain(volatile int* p) { return const_cast<const int*>(p); }
 
 __global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile int* flags,
-                                       volatile int* prefixes, unsigned* ticket, bool ticketed, int publish) {
+                                       volatile int* prefixes, unsigned* ticket, bool ticketed, int publish,
+                                       int read, bool warp_poll) {
   __shared__ int s[kTile];
   __shared__ int tile_id;
   __shared__ int carry;
@@ -34,13 +45,20 @@ __global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile 
     s[threadIdx.x] += v;
     __syncthreads();
   }
+  if (warp_poll && threadIdx.x < 32 && tile > 0) {
+    // Every lane of warp 0 reads the flag; the vote says when one of them saw it set. (Lane 0's own
+    // wait below then ends at once.)
+    while (__ballot_sync(0xffffffffu, flags[tile - 1] != 0) == 0) {
+    }
+  }
   // --8<-- [start:publish]
   if (threadIdx.x == 0) {
     int before = 0;
     if (tile > 0) {
       while (flags[tile - 1] == 0) {
       }
-      before = prefixes[tile - 1];
+      if (read == kFencePlain) __threadfence();  // the flag's load before the prefix's
+      before = read == kVolatile ? prefixes[tile - 1] : plain(prefixes)[tile - 1];
     }
     const int inclusive = before + s[kTile - 1];
     if (publish == kFlagFirst) {
@@ -72,13 +90,20 @@ int main(int argc, char** argv) {
   int n = 64 * kTile;
   bool ticketed = true;
   int publish = kValueFenceFlag;
+  int read = kVolatile;
+  bool warp_poll = false;
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--n") && a + 1 < argc) n = std::atoi(argv[++a]);
     else if (!std::strcmp(argv[a], "--blockidx")) ticketed = false;
     else if (!std::strcmp(argv[a], "--no-fence")) publish = kValueFlagNoFence;
     else if (!std::strcmp(argv[a], "--flag-first")) publish = kFlagFirst;
+    else if (!std::strcmp(argv[a], "--plain-read")) read = kPlainNoFence;
+    else if (!std::strcmp(argv[a], "--fenced-plain-read")) read = kFencePlain;
+    else if (!std::strcmp(argv[a], "--warp-poll")) warp_poll = true;
     else {
-      std::fprintf(stderr, "usage: chained_scan [--n N] [--blockidx] [--no-fence | --flag-first]\n");
+      std::fprintf(stderr,
+                   "usage: chained_scan [--n N] [--blockidx] [--no-fence | --flag-first] [--plain-read | "
+                   "--fenced-plain-read] [--warp-poll]\n");
       return 2;
     }
   }
@@ -102,21 +127,23 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(d_flags, 0, tiles * sizeof(int)));
   CHECK(cudaMemset(d_prefixes, 0x7F, tiles * sizeof(int)));  // a stale prefix is visible
   CHECK(cudaMemset(d_ticket, 0, sizeof(unsigned)));
-  chained_scan_inclusive<<<tiles, kTile>>>(d_in, d_out, n, d_flags, d_prefixes, d_ticket, ticketed, publish);
+  chained_scan_inclusive<<<tiles, kTile>>>(d_in, d_out, n, d_flags, d_prefixes, d_ticket, ticketed, publish, read, warp_poll);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
   const char* how = publish == kValueFenceFlag ? "value, fence, flag" : publish == kFlagFirst ? "flag first" : "value, flag, no fence";
+  std::string reader = read == kVolatile ? "volatile read" : read == kPlainNoFence ? "plain read, no fence" : "fence, plain read";
+  if (warp_poll) reader += " after a warp poll";
   long long sum = 0;
   for (int i = 0; i < n; ++i) {
     sum += in[i];
     if (out[i] != sum) {
-      std::printf("chained scan (%s, tiles by %s): mismatch at %d: expected %lld, got %d\n", how,
+      std::printf("chained scan (%s, %s, tiles by %s): mismatch at %d: expected %lld, got %d\n", how, reader.c_str(),
                   ticketed ? "ticket" : "blockIdx", i, sum, out[i]);
       return 1;
     }
   }
-  std::printf("chained scan of %d ints in %d tiles (%s, tiles by %s): verified\n", n, tiles, how,
+  std::printf("chained scan of %d ints in %d tiles (%s, %s, tiles by %s): verified\n", n, tiles, how, reader.c_str(),
               ticketed ? "ticket" : "blockIdx");
   cudaFree(d_in);
   cudaFree(d_out);

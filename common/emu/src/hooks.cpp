@@ -6,6 +6,7 @@
 // The compiler's atomic builtins arrive here too and are performed for real.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "internal.hpp"
 
@@ -18,18 +19,23 @@ using scanlab_emu::detail::Thread;
 namespace {
 
 using scanlab_emu::detail::is_shared_address;
+using scanlab_emu::detail::observe_loads;
 using scanlab_emu::detail::observe_shared;
 using scanlab_emu::detail::shared_access;
 using scanlab_emu::detail::weak_memory;
-using scanlab_emu::detail::weak_store;
 
 // `pc` is the instrumented instruction's address (the hook's return address), for reports.
-// These run on every load and store of a kernel: with the race checker and bank counter off (the
-// usual case) a read costs one test of a global flag, and a store the progress bookkeeping only.
+// These run on every load and store of a kernel: with the race checker, bank counter and weak memory
+// off (the usual case) a read costs one test of a global flag, and a store the progress bookkeeping.
 inline void on_read(const void* addr, std::size_t bytes, const void* pc) {
-  if (__builtin_expect(!observe_shared, 1)) return;
+  if (__builtin_expect(!observe_loads, 1)) return;
   Thread* t = running;
-  if (t && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
+  if (!t) return;
+  if (is_shared_address(addr)) {
+    if (observe_shared) shared_access(t, addr, bytes, false, pc);
+  } else if (weak_memory && !on_own_stack(t, addr)) {
+    scanlab_emu::detail::stale_plain_load(t, addr, bytes, pc);  // may return an older value
+  }
 }
 
 inline void on_write(const void* addr, std::size_t bytes, const void* pc) {
@@ -40,16 +46,69 @@ inline void on_write(const void* addr, std::size_t bytes, const void* pc) {
   if (is_shared_address(addr)) {
     if (observe_shared) shared_access(t, addr, bytes, true, pc);
   } else if (weak_memory) {
-    weak_store(t, addr, bytes);
+    scanlab_emu::detail::weak_store(t, addr, bytes, pc);
   }
 }
 
+// A volatile or atomic load: a polling step, and in weak-memory mode a load of the newest committed
+// value (taken after the poll, which may have let other blocks run).
 inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc) {
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
   if (observe_shared && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
+  if (weak_memory) scanlab_emu::detail::stale_restore();
   poll(addr, bytes);
+  if (weak_memory && !is_shared_address(addr)) scanlab_emu::detail::stale_strong_load(t, addr, bytes, pc);
 }
+
+// Memory orders as the instrumentation passes them (__ATOMIC_RELAXED = 0 ... __ATOMIC_SEQ_CST = 5).
+inline bool acquires(int mo) { return mo == __ATOMIC_CONSUME || mo == __ATOMIC_ACQUIRE || mo >= __ATOMIC_ACQ_REL; }
+inline bool releases(int mo) { return mo >= __ATOMIC_RELEASE; }
+
+// In weak-memory mode a release makes the thread's earlier stores visible before its own store, and an
+// acquire refreshes its block's view, as a device-scope fence after the load would.
+inline void on_release(int mo) {
+  if (Thread* t = running; t && weak_memory && releases(mo)) scanlab_emu::detail::weak_release(t);
+}
+inline void on_acquire(int mo) {
+  if (Thread* t = running; t && weak_memory && acquires(mo)) scanlab_emu::detail::stale_refresh(t);
+}
+
+// A read-modify-write that changes memory is a store (progress); one that leaves it as it was (a
+// failed compare-and-swap) is a load, a polling step. In weak-memory mode it works on the committed
+// value (the block's pending stores there become visible first) and its result is visible at once.
+struct Rmw {
+  Thread* t;
+  const void* addr;
+  std::size_t bytes;
+  const void* pc;
+  bool is_cas;
+  unsigned char before[8];
+  Rmw(const volatile void* a, std::size_t n, const void* p, bool cas)
+      : t(running), addr(const_cast<const void*>(a)), bytes(n), pc(p), is_cas(cas) {
+    if (!t || on_own_stack(t, addr)) {
+      t = nullptr;
+      return;
+    }
+    if (weak_memory && !is_shared_address(addr)) scanlab_emu::detail::weak_atomic_begin(t, addr, bytes);
+    std::memcpy(before, addr, bytes);
+  }
+  ~Rmw() {
+    if (!t) return;
+    const bool changed = std::memcmp(before, addr, bytes) != 0;
+    if (is_cas && !changed) {
+      on_volatile_read(addr, bytes, pc);
+      return;
+    }
+    note_store(t);
+    if (observe_shared && is_shared_address(addr)) shared_access(t, addr, bytes, true, pc);
+    if (!weak_memory || is_shared_address(addr)) return;
+    if (changed)
+      scanlab_emu::detail::stale_commit(addr, bytes, before, static_cast<const unsigned char*>(addr), pc,
+                                        t->block->linear_id);
+    scanlab_emu::detail::stale_strong_load(t, addr, bytes, pc);
+  }
+};
 }  // namespace
 
 #define PC __builtin_return_address(0)
@@ -82,46 +141,44 @@ SCANLAB_EMU_HOOKS(16)
 
 // Atomic builtins: `mo` is the memory order (0 relaxed ... 5 seq_cst), performed with the real
 // builtins so host code in a kernel's translation unit stays correct even across OS threads.
+#define SCANLAB_EMU_RMW_HOOK(BITS, T, NAME, BUILTIN)                                                   \
+  T __tsan_atomic##BITS##_##NAME(volatile T* a, T v, int mo) {                                         \
+    on_release(mo);                                                                                    \
+    T old;                                                                                             \
+    {                                                                                                  \
+      Rmw rmw(a, sizeof(T), PC, false);                                                                \
+      old = BUILTIN(a, v, __ATOMIC_SEQ_CST);                                                           \
+    }                                                                                                  \
+    on_acquire(mo);                                                                                    \
+    return old;                                                                                        \
+  }
 #define SCANLAB_EMU_ATOMIC_HOOKS(BITS, T)                                                               \
-  T __tsan_atomic##BITS##_load(const volatile T* a, int) {                                             \
-    on_volatile_read(const_cast<const T*>(a), sizeof(T), PC);                                              \
-    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                       \
+  T __tsan_atomic##BITS##_load(const volatile T* a, int mo) {                                          \
+    on_volatile_read(const_cast<const T*>(a), sizeof(T), PC);                                          \
+    T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                        \
+    on_acquire(mo);                                                                                    \
+    return v;                                                                                          \
   }                                                                                                    \
-  void __tsan_atomic##BITS##_store(volatile T* a, T v, int) {                                          \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                      \
+  void __tsan_atomic##BITS##_store(volatile T* a, T v, int mo) {                                       \
+    on_release(mo);                                                                                    \
+    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                  \
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                          \
   }                                                                                                    \
-  T __tsan_atomic##BITS##_exchange(volatile T* a, T v, int) {                                          \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                      \
-    return __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                                \
-  }                                                                                                    \
-  T __tsan_atomic##BITS##_fetch_add(volatile T* a, T v, int) {                                         \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                      \
-    return __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                                 \
-  }                                                                                                    \
-  T __tsan_atomic##BITS##_fetch_sub(volatile T* a, T v, int) {                                         \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                      \
-    return __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST);                                                 \
-  }                                                                                                    \
-  T __tsan_atomic##BITS##_fetch_and(volatile T* a, T v, int) {                                         \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                      \
-    return __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                                 \
-  }                                                                                                    \
-  T __tsan_atomic##BITS##_fetch_or(volatile T* a, T v, int) {                                          \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                      \
-    return __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                                  \
-  }                                                                                                    \
-  T __tsan_atomic##BITS##_fetch_xor(volatile T* a, T v, int) {                                         \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                      \
-    return __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                                 \
-  }                                                                                                    \
-  T __tsan_atomic##BITS##_fetch_nand(volatile T* a, T v, int) {                                        \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                      \
-    return __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST);                                                \
-  }                                                                                                    \
-  int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int, int) {              \
-    bool ok = __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);         \
-    if (ok) on_write(const_cast<const T*>(a), sizeof(T), PC); else on_volatile_read(const_cast<const T*>(a), sizeof(T), PC); \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, exchange, __atomic_exchange_n)                                         \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_add, __atomic_fetch_add)                                         \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_sub, __atomic_fetch_sub)                                         \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_and, __atomic_fetch_and)                                         \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_or, __atomic_fetch_or)                                           \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_xor, __atomic_fetch_xor)                                         \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_nand, __atomic_fetch_nand)                                       \
+  int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) {       \
+    on_release(mo);                                                                                    \
+    bool ok;                                                                                           \
+    {                                                                                                  \
+      Rmw rmw(a, sizeof(T), PC, true);                                                                 \
+      ok = __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
+    }                                                                                                  \
+    on_acquire(ok ? mo : fmo);                                                                         \
     return ok;                                                                                         \
   }                                                                                                    \
   int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int fmo) {        \
@@ -136,6 +193,7 @@ SCANLAB_EMU_ATOMIC_HOOKS(16, std::int16_t)
 SCANLAB_EMU_ATOMIC_HOOKS(32, std::int32_t)
 SCANLAB_EMU_ATOMIC_HOOKS(64, std::int64_t)
 #undef SCANLAB_EMU_ATOMIC_HOOKS
+#undef SCANLAB_EMU_RMW_HOOK
 
 void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 void __tsan_atomic_signal_fence(int) {}

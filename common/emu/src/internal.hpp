@@ -14,6 +14,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 #include "cuda_runtime.h"
 
@@ -68,6 +69,9 @@ struct alignas(64) Thread {
   const volatile void* poll_addr = nullptr;
   const volatile void* poll_prev = nullptr;
   std::uint64_t poll_value = 0;   // what the last poll of poll_addr found there
+  // weak-memory mode: the thread's last volatile or atomic load since its last device-scope fence,
+  // named when a plain load after it returns an old value (the flag load of a message-passing bug)
+  const void* strong_load_pc = nullptr;
   std::vector<BankAccess> bank_log;
 
   Thread() = default;
@@ -85,6 +89,7 @@ struct Warp {
   unsigned live = 0;       // lanes not exited
   unsigned arrived = 0;    // lanes waiting at a collective
   unsigned activemask = 0; // lanes waiting in __activemask
+  bool spinning = false;   // a lane of its last collective was spinning on a poll
 };
 
 struct SharedVar {
@@ -124,6 +129,12 @@ struct Block {
   std::uint64_t stall_epoch = 0;
   std::uint32_t epoch = 0;            // barrier interval, unique across all blocks (race checker)
   unsigned phase = 0;                 // barriers this block has passed
+  // Weak-memory mode (stale_loads.cpp): the block's view of global memory, as an SM's L1 holds it.
+  // Its plain loads may return any committed value of a word that is not older than the commit
+  // sequence number of its last device-scope fence or acquire, nor than the word's floor (the newest
+  // value the block has read or written there).
+  std::uint64_t view_refreshed = 0;
+  std::unordered_map<std::uintptr_t, std::uint64_t> view_floor;  // by word (address >> 2)
 };
 
 struct Launch {
@@ -196,13 +207,37 @@ char* shared_arena_base();
 
 // ---- weak-memory mode (weak_memory.cpp) ----
 extern bool weak_memory;                 // this launch runs in weak-memory mode
+extern bool observe_loads;               // observe_shared || weak_memory: the plain-load hook has work
 void weak_launch_started(std::uint64_t seed);
-void weak_store(Thread* t, const void* addr, std::size_t bytes);
+void weak_store(Thread* t, const void* addr, std::size_t bytes, const void* pc);
 void weak_fence(Thread* t);
 void weak_switch_in(Block& b);
 void weak_switch_out(Block& b, bool finished);
 void weak_drain_step();
 bool weak_commit_all(const std::vector<Block*>& not_running);
+void weak_release(Thread* t);            // a release: the thread's earlier stores become visible first
+// An atomic read-modify-write works on the committed value, in place: the block's pending stores to
+// that address become visible first (weak_atomic_begin), and its result is visible at once.
+void weak_atomic_begin(Thread* t, const void* addr, std::size_t bytes);
+
+// ---- stale loads (stale_loads.cpp): the load side of weak-memory mode ----
+// A plain load of global memory may return an older committed value (see Block::view_*). It does
+// so by writing the old bytes into memory just before the load and putting the real ones back at
+// the emulator's next entry (every hook, fence, atomic and block switch calls stale_restore first).
+extern bool stale_patched;
+void stale_restore_slow();
+inline void stale_restore() {
+  if (__builtin_expect(stale_patched, 0)) stale_restore_slow();
+}
+void stale_launch_started(std::uint64_t seed);
+void stale_launch_finished(const Launch& L);   // prints the report of old values returned
+void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);
+void stale_strong_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);  // volatile, atomic
+void stale_refresh(Thread* t);           // a device-scope fence or acquire of thread t
+// A store becomes visible to every block: `before` is what the bytes held until now (the committed
+// value), `after` what they hold from now on.
+void stale_commit(const void* addr, std::size_t bytes, const unsigned char* before, const unsigned char* after,
+                  const void* pc, std::uint64_t writer_block);
 
 // Device properties of the modelled GPU.
 const cudaDeviceProp& modelled_device();

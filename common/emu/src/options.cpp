@@ -174,6 +174,7 @@ std::string describe_options() {
        " SCANLAB_EMU_THREAD_ORDER=" + to_string(o.thread_order) + " SCANLAB_EMU_SEED=" + std::to_string(o.seed);
   if (o.resident) s += " SCANLAB_EMU_RESIDENT=" + std::to_string(o.resident);
   if (o.interleave) s += " SCANLAB_EMU_INTERLEAVE=1";
+  if (o.memory == Memory::weak) s += " SCANLAB_EMU_MEMORY=weak";  // weak runs replay only in weak mode
   s += ")";
   return s;
 }

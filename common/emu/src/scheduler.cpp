@@ -24,6 +24,7 @@ __thread Thread* running = nullptr;
 Launch* current_launch = nullptr;
 std::uint64_t store_epoch = 0;
 char* arena_base = nullptr;
+bool observe_loads = false;
 
 namespace {
 
@@ -195,8 +196,14 @@ unsigned source_lane(const Thread& t) {
 void complete_collective(Block& b, Warp& w, unsigned warp, unsigned group) {
   Thread** lanes = &b.threads[std::size_t(warp) * 32];
   unsigned ballot = 0;
-  for (unsigned l = 0; l < 32; ++l)
-    if ((group >> l) & 1u) ballot |= (lanes[l]->value != 0 ? 1u : 0u) << l;
+  bool spinning = false;
+  for (unsigned l = 0; l < 32; ++l) {
+    if ((group >> l) & 1u) {
+      ballot |= (lanes[l]->value != 0 ? 1u : 0u) << l;
+      spinning |= lanes[l]->spin_sticky;
+    }
+  }
+  w.spinning = spinning;
   for (unsigned l = 0; l < 32; ++l) {
     if (!((group >> l) & 1u)) continue;
     Thread& t = *lanes[l];
@@ -599,7 +606,13 @@ std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int
   Block& b = *t->block;
   b.warps[t->warp].arrived |= bit;
   try_complete(b, t->warp, mask);
-  if (t->wait == Wait::warp) yield_to_scheduler();
+  if (t->wait == Wait::warp) {
+    // A lane that polls nothing itself but runs in a warp whose poll loop spins (a look-back in
+    // which lanes past the first tile only vote) is spinning too: its yield is not progress, so the
+    // block can stall and let other blocks, and their pending stores, move.
+    if (b.warps[t->warp].spinning) t->spinning = true;
+    yield_to_scheduler();
+  }
   return t->result;
 }
 
@@ -700,6 +713,7 @@ void run_launch(Launch& L) {
   diag_launch_started(L);
   weak_memory = options().memory == Memory::weak;
   if (weak_memory) weak_launch_started(options().seed);
+  observe_loads = observe_shared || weak_memory;
   const dim3 g = L.config.grid;
   L.blocks_total = std::uint64_t(g.x) * g.y * g.z;
   const Options& opt = options();
@@ -784,8 +798,12 @@ void run_launch(Launch& L) {
       ++L.blocks_done;
     }
   }
-  if (weak_memory) weak_commit_all(active);  // the end of a kernel makes every store visible
+  if (weak_memory) {
+    weak_commit_all(active);  // the end of a kernel makes every store visible
+    stale_launch_finished(L);
+  }
   weak_memory = false;
+  observe_loads = false;
   for (Block* b : active) abandon_block(b);
   launch_in_flight = false;
   diag_launch_finished(L);

@@ -1,0 +1,257 @@
+// Weak-memory mode (`--memory weak`), the load side: a plain load of global memory may return an
+// older value than the newest one other blocks have made visible, as a load served from an SM's L1
+// may on a GPU, and as the PTX memory model allows for a load that nothing orders after the store.
+//
+// The model. Every commit of a global store (weak_memory.cpp, atomics) gets the next number of one
+// commit sequence, and each 4-byte word written in the launch keeps its last few committed values
+// with their numbers. A block may read a word as of any commit number from its "floor" on:
+//   - the number at the block's last device-scope fence (__threadfence) or acquire of any of its
+//     threads: whatever was visible then, and so whatever happens-before it, is never hidden again;
+//   - for each word, the newest value the block has read or written there: a volatile, relaxed or
+//     atomic access of the word, or the block's own store, moves it up (coherence: a block never
+//     reads a value of a word older than one it has already seen).
+// A plain load picks one of the allowed numbers at random (seeded), so a reader that sees a flag
+// with a volatile load and then reads the value with a plain load and no fence can get the value
+// from before the flag. A __threadfence_block() refreshes nothing: its scope does not reach other
+// blocks. Volatile and atomic loads always read the newest committed value (the L2), in the order
+// the thread issues them. Not modelled: a thread's volatile loads reordered with each other, loads
+// returning values from stores that come later (load buffering), shared memory (per block, always
+// coherent).
+//
+// How a load returns an old value: the load hook runs just before the load, so it writes the old
+// bytes into memory, lets the load read them, and puts the real bytes back at the emulator's next
+// entry (stale_restore), before any other access can see them.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <tuple>
+
+#include "internal.hpp"
+
+namespace scanlab_emu::detail {
+
+bool stale_patched = false;
+
+namespace {
+
+struct Version {
+  std::uint64_t seq;      // commit number (0: the value before this launch's first commit)
+  std::uint32_t value;
+  const void* pc;         // the store that committed it
+  std::uint64_t block;    // its block's linear id
+};
+constexpr std::size_t kVersionsKept = 8;  // older values drop out; reading a newer one is always allowed
+constexpr std::uint64_t kNoBlock = ~std::uint64_t(0);
+// Words followed per launch, about 100 bytes each: a launch that writes more (a scan of millions of
+// elements) follows the first ones written and serves the others fresh, rather than grow without bound.
+constexpr std::size_t kWordsFollowed = std::size_t(1) << 20;
+
+std::unordered_map<std::uintptr_t, std::vector<Version>> history;  // by word (address >> 2)
+std::uint64_t commits = 0;                                         // the commit sequence
+std::mt19937_64 dice;
+
+struct Patch {
+  char* addr;
+  std::size_t bytes;
+  unsigned char real[16];
+};
+Patch patch{};
+
+// One line of the report per distinct (load, store it missed, flag load before it).
+struct StaleKey {
+  const void* load_pc;
+  const void* store_pc;
+  const void* flag_pc;
+  bool operator<(const StaleKey& o) const {
+    return std::tie(load_pc, store_pc, flag_pc) < std::tie(o.load_pc, o.store_pc, o.flag_pc);
+  }
+};
+struct StaleRecord {
+  std::uint64_t count = 0;
+  uint3 block{}, thread{};
+  std::uint64_t writer = kNoBlock;
+  const void* addr = nullptr;
+  std::uint32_t returned = 0, newest = 0;
+};
+std::map<StaleKey, StaleRecord> stale_reads;
+
+const Version& at(const std::vector<Version>& v, std::uint64_t seq) {
+  auto it = std::upper_bound(v.begin(), v.end(), seq, [](std::uint64_t s, const Version& x) { return s < x.seq; });
+  return it == v.begin() ? v.front() : *(it - 1);
+}
+
+std::uint32_t word_in_memory(std::uintptr_t w) {
+  std::uint32_t v;
+  std::memcpy(&v, reinterpret_cast<const void*>(w << 2), 4);
+  return v;
+}
+
+std::string coords(uint3 v) {
+  return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+std::string block_coords(std::uint64_t id, const dim3& g) {
+  return coords(uint3{unsigned(id % g.x), unsigned((id / g.x) % g.y), unsigned(id / (std::uint64_t(g.x) * g.y))});
+}
+
+}  // namespace
+
+void stale_restore_slow() {
+  std::memcpy(patch.addr, patch.real, patch.bytes);
+  stale_patched = false;
+}
+
+void stale_launch_started(std::uint64_t seed) {
+  history.clear();
+  stale_reads.clear();
+  commits = 0;
+  stale_patched = false;
+  dice.seed(seed ^ 0xc2b2ae3d27d4eb4full);
+}
+
+void stale_commit(const void* addr, std::size_t bytes, const unsigned char* before, const unsigned char* after,
+                  const void* pc, std::uint64_t writer_block) {
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
+  ++commits;
+  // Whole words only: a word partly written keeps its history, which then no longer matches memory,
+  // and loads of it are served fresh (see stale_plain_load).
+  for (std::uintptr_t off = (4 - a % 4) % 4; off + 4 <= bytes; off += 4) {
+    auto h = history.find((a + off) >> 2);
+    if (h == history.end()) {
+      if (history.size() >= kWordsFollowed) continue;
+      h = history.emplace((a + off) >> 2, std::vector<Version>{}).first;
+    }
+    auto& v = h->second;
+    std::uint32_t value;
+    if (v.empty()) {
+      std::memcpy(&value, before + off, 4);
+      v.push_back(Version{0, value, nullptr, kNoBlock});
+    }
+    std::memcpy(&value, after + off, 4);
+    v.push_back(Version{commits, value, pc, writer_block});
+    if (v.size() > kVersionsKept) v.erase(v.begin());
+  }
+}
+
+void stale_refresh(Thread* t) {
+  stale_restore();
+  t->block->view_refreshed = commits;
+  t->strong_load_pc = nullptr;
+}
+
+void stale_strong_load(Thread* t, const void* addr, std::size_t bytes, const void* pc) {
+  t->strong_load_pc = pc;
+  if (history.empty()) return;
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
+  for (std::uintptr_t w = a >> 2; w <= (a + bytes - 1) >> 2; ++w)
+    if (history.count(w)) t->block->view_floor[w] = commits;
+}
+
+void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void* pc) {
+  stale_restore();
+  if (history.empty() || bytes == 0 || bytes > 16) return;
+  Block& b = *t->block;
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
+  const std::uintptr_t first = a >> 2, last = (a + bytes - 1) >> 2;
+  const std::vector<Version>* hist[5] = {};
+  std::uint64_t floor = b.view_refreshed;
+  bool any = false;
+  for (std::uintptr_t w = first; w <= last; ++w) {
+    auto h = history.find(w);
+    if (h == history.end()) continue;
+    const std::vector<Version>& v = h->second;
+    // Memory differs from the newest committed value: the block's own pending store is there, or
+    // a partial store the history does not follow. Either way the block reads memory.
+    if (word_in_memory(w) != v.back().value) return;
+    hist[w - first] = &v;
+    any = true;
+    if (auto f = b.view_floor.find(w); f != b.view_floor.end()) floor = std::max(floor, f->second);
+    for (const Version& x : v)
+      if (x.block == b.linear_id) floor = std::max(floor, x.seq);  // a block sees its own stores
+  }
+  if (!any) return;
+  // The numbers the load may read as of: its floor, and each later commit to one of its words.
+  std::uint64_t times[1 + 5 * kVersionsKept];
+  std::size_t n = 0;
+  times[n++] = floor;
+  for (const auto* v : hist)
+    if (v)
+      for (const Version& x : *v)
+        if (x.seq > floor) times[n++] = x.seq;
+  const std::uint64_t seq = n == 1 ? floor : times[dice() % n];
+  for (std::uintptr_t w = first; w <= last; ++w)
+    if (hist[w - first]) b.view_floor[w] = seq;
+  // The bytes as of `seq`.
+  unsigned char old_bytes[16];
+  std::memcpy(old_bytes, addr, bytes);
+  const Version* missed = nullptr;
+  std::uint32_t returned = 0, newest = 0;
+  for (std::uintptr_t w = first; w <= last; ++w) {
+    const std::vector<Version>* v = hist[w - first];
+    if (!v) continue;
+    const Version& then = at(*v, seq);
+    if (then.value == v->back().value) continue;
+    if (!missed) {
+      missed = &v->back();
+      returned = then.value;
+      newest = v->back().value;
+    }
+    for (std::uintptr_t k = 0; k < 4; ++k) {
+      const std::uintptr_t byte = (w << 2) + k;
+      if (byte >= a && byte < a + bytes) old_bytes[byte - a] = reinterpret_cast<const unsigned char*>(&then.value)[k];
+    }
+  }
+  if (!missed) return;
+  patch.addr = static_cast<char*>(const_cast<void*>(addr));
+  patch.bytes = bytes;
+  std::memcpy(patch.real, addr, bytes);
+  std::memcpy(patch.addr, old_bytes, bytes);
+  stale_patched = true;
+  StaleRecord& r = stale_reads[StaleKey{pc, missed->pc, t->strong_load_pc}];
+  if (r.count++ == 0) {
+    r.block = b.idx;
+    r.thread = t->builtins.thread_idx;
+    r.writer = missed->block;
+    r.addr = addr;
+    r.returned = returned;
+    r.newest = newest;
+  }
+}
+
+// The old values a launch's plain loads returned, one line per (load, store, flag load): the
+// loads whose order the kernel left open. A kernel whose result is still right has a benign race.
+void stale_launch_finished(const Launch& L) {
+  stale_restore();
+  if (stale_reads.empty()) return;
+  std::size_t shown = 0;
+  for (const auto& [key, r] : stale_reads) {
+    if (shown++ == 8) {
+      std::fprintf(stderr, "weak memory: ... (%zu load/store pairs in all)\n", stale_reads.size());
+      break;
+    }
+    std::string text = "weak memory: kernel `" + std::string(L.kernel) + "`: the plain load at " + symbolize(key.load_pc) +
+                       " (block " + coords(r.block) + ", thread " + coords(r.thread) + ") returned an older value of " +
+                       describe_address(r.addr);
+    char values[80];
+    std::snprintf(values, sizeof values, " (0x%08" PRIx32 " instead of 0x%08" PRIx32 ")", r.returned, r.newest);
+    text += values;
+    text += " than the store at " + symbolize(key.store_pc);
+    if (r.writer != kNoBlock) text += " (block " + block_coords(r.writer, L.config.grid) + ")";
+    text += " had made visible";
+    if (key.flag_pc)
+      text += ", after its thread's volatile or atomic load at " + symbolize(key.flag_pc) +
+              " with no __threadfence() or acquire between the two loads";
+    else
+      text += "; no __threadfence() or acquire of its block ordered the load after that store";
+    text += " (" + std::to_string(r.count) + (r.count == 1 ? " time)" : " times)");
+    std::fprintf(stderr, "%s\n", text.c_str());
+  }
+  std::fprintf(stderr, "weak memory: %s\n", describe_options().c_str());
+  stale_reads.clear();
+  history.clear();
+}
+
+}  // namespace scanlab_emu::detail

@@ -1,0 +1,82 @@
+// Litmus test MP (message passing). The writer stores the data, then the flag; the reader loads the
+// flag, then the data:
+//
+//     writer (block A)            reader (block B)
+//     data = 1;                   r0 = flag;
+//     [fence]                     [fence]
+//     flag = 1;                   r1 = data;
+//
+// "flag=1 data=0" is the weak outcome: the reader saw the message's flag but not its data. The
+// PTX memory model forbids it only when both sides are ordered: a device-scope fence (or a release
+// store) between the writer's two stores, AND a device-scope fence (or an acquire load) between the
+// reader's two loads. Every other variant allows it:
+//   none              no fence on either side
+//   writer-fence      the writer fences; the reader's data load may still return an old value
+//   reader-fence      the reader fences; the writer's stores may still become visible out of order
+//   fences            both fence (forbidden)
+//   block-fences      both use __threadfence_block(), whose scope does not reach the other block
+//   release-acquire   cuda::atomic_ref: flag stored with release, loaded with acquire (forbidden)
+//   warp-vote         the writer fences; the reader's whole warp loads the flag and votes with
+//                     __any_sync, and the data loaded by lane 31 reaches lane 0 through __shfl_sync
+//   warp-vote-fences  the same with the reader's fence after the vote (forbidden)
+// The flag is stored and loaded as a volatile (or atomic) access, the data as a plain one.
+#include <cuda/atomic>
+
+#include "litmus.cuh"
+
+namespace {
+enum Variant { kNone, kWriterFence, kReaderFence, kFences, kBlockFences, kReleaseAcquire, kWarpVote, kWarpVoteFences };
+const std::vector<std::string> kVariants = {"none",         "writer-fence",    "reader-fence", "fences",
+                                            "block-fences", "release-acquire", "warp-vote",    "warp-vote-fences"};
+}  // namespace
+
+__global__ void message_passing(int* mem, int* results, const int* swaps, int* scratch, int instances, int variant) {
+  int k = 0;
+  const int role = litmus::role(swaps, instances, &k);
+  if (role < 0) {
+    if (threadIdx.x == 0) litmus::stress(scratch, litmus::kScratchWords, int(blockIdx.x));
+    return;
+  }
+  int* data = &mem[litmus::base_of(k)];
+  int* flag = data + litmus::kStride;
+  const bool writer_fence = variant == kWriterFence || variant == kFences || variant == kWarpVote ||
+                            variant == kWarpVoteFences;
+  const bool reader_fence = variant == kReaderFence || variant == kFences || variant == kWarpVoteFences;
+  const bool warp = variant == kWarpVote || variant == kWarpVoteFences;
+  if (role == 0) {
+    if (threadIdx.x != 0) return;
+    *data = 1;
+    if (writer_fence) __threadfence();
+    if (variant == kBlockFences) __threadfence_block();
+    if (variant == kReleaseAcquire)
+      cuda::atomic_ref<int, cuda::thread_scope_device>(*flag).store(1, cuda::memory_order_release);
+    else
+      *reinterpret_cast<volatile int*>(flag) = 1;
+    return;
+  }
+  if (!warp && threadIdx.x != 0) return;
+  int seen;
+  if (variant == kReleaseAcquire)
+    seen = cuda::atomic_ref<int, cuda::thread_scope_device>(*flag).load(cuda::memory_order_acquire);
+  else if (warp)
+    seen = __any_sync(0xffffffffu, *reinterpret_cast<volatile int*>(flag) != 0);
+  else
+    seen = *reinterpret_cast<volatile int*>(flag);
+  if (reader_fence) __threadfence();
+  if (variant == kBlockFences) __threadfence_block();
+  int value = *data;
+  if (warp) value = __shfl_sync(0xffffffffu, value, 31);
+  if (threadIdx.x == 0) {
+    results[2 * k] = seen;
+    results[2 * k + 1] = value;
+  }
+}
+
+int main(int argc, char** argv) {
+  const litmus::Options o = litmus::parse(argc, argv, "litmus_mp", kVariants);
+  const litmus::Counts counts =
+      litmus::run(o, litmus::variant_index(o, kVariants), 2, message_passing, [](const int* r, const int*) {
+        return "flag=" + std::to_string(r[0]) + " data=" + std::to_string(r[1]);
+      });
+  return litmus::report("MP", o, counts);
+}
