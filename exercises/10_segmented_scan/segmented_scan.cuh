@@ -15,8 +15,9 @@
 // the table per pixel, whatever the box's size, so the size can change from pixel to pixel.
 //
 // Your code is here: the lifted operator, the store of the exclusive scan and the box filter. The
-// scans that use them (on scanlab/device_scan.cuh), the head-flag rules, the transpose, the table
-// and the host functions are given in chapters/10_segmented_scan/segmented_scan_dispatch.cuh.
+// scans that use them (chapter 07's single pass, from scanlab/single_pass/), the head-flag rules,
+// the transpose, the table and the host functions are given in
+// chapters/10_segmented_scan/segmented_scan_dispatch.cuh.
 #pragma once
 
 #include <cstddef>
