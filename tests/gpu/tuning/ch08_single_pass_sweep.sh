@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Chapter 08's single-pass tuning sweep on a GPU: builds ch08_single_pass_sweep.cu once per tile
 # shape (threads, items, min blocks per SM) or per poll schedule (first_ns, every_ns), each from a
-# copy of the reference with that one constant changed, and prints select-if and partition-if
+# copy of the chapter's given kernel and launch with that one constant changed, and prints select-if and partition-if
 # against CUB at 2^20..2^28 int32 (about half kept). The book's chapter 08 "Measured" section cites
 # its output (book/docs/measurements/h100-2026-11-25/sweep_ch08_single_pass.txt).
 #
@@ -12,7 +12,6 @@ cd "$(dirname "$0")/../../.."
 kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls [values...]}
 shift
 work=$(mktemp -d)
-sp=solutions/08_stream_compaction/stream_compaction_single_pass.cuh
 dp=chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh
 build() {  # build NAME: compile the sweep program against $work/NAME (searched first)
   nvcc -std=c++17 -O3 -arch=sm_90 -DCONFIG="\"$1\"" -I "$work/$1" -I solutions/08_stream_compaction \
@@ -27,10 +26,10 @@ if [[ $kind == shapes ]]; then
   for c in "${@:-128,32,6 128,16,8 256,16,3 256,32,2 128,24,6 64,32,12}"; do
     for v in $c; do
       IFS=, read -r t i m <<<"$v"; name="${t}x${i}_min$m"; mkdir -p "$work/$name"
-      replace $sp "kSinglePassThreads = 128;" "kSinglePassThreads = $t;" "$work/$name/a"
+      replace $dp "kSinglePassThreads = 128;" "kSinglePassThreads = $t;" "$work/$name/a"
       replace "$work/$name/a" "kSinglePassItems = 32;" "kSinglePassItems = $i;" "$work/$name/b"
       replace "$work/$name/b" "kSinglePassMinBlocksPerSm = 6;" "kSinglePassMinBlocksPerSm = $m;" \
-        "$work/$name/stream_compaction_single_pass.cuh"
+        "$work/$name/stream_compaction_single_pass_dispatch.cuh"
       names+=("$name")
     done
   done
