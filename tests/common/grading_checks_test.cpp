@@ -108,6 +108,8 @@ TEST_CASE("likely_cause: an exclusive scan that reads its input one place off, o
   std::vector<I> got(in.size(), 0);
   for (std::size_t i = 1; i < in.size(); ++i) got[i] = got[i - 1] + in[i];
   CHECK(contains(cause(in, got, ScanKind::exclusive, Plus<I>{}), "read one place off"));
+  const std::vector<I> two = {5, 7};  // the smallest case: element 1 is in[1], not in[0]
+  CHECK(contains(cause(two, std::vector<I>{0, 7}, ScanKind::exclusive, Plus<I>{}), "read one place off"));
 
   std::vector<I> shifted(in.size(), 0);
   for (std::size_t i = 1; i < in.size(); ++i) shifted[i] = in[i - 1];
@@ -158,6 +160,10 @@ TEST_CASE("carry_cause names what the carry into the first wrong tile is") {
     CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 0, 3 * tile, plus) + 1), kind,
                          plus, tile),
                    "every tile before tile 3 is right and tile 3 is wrong from its first element"));
+    I firsts = 0;
+    for (std::size_t k = 0; k < 3; ++k) firsts += in[k * tile];
+    CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, firsts), kind, plus, tile),
+                   "combines only the FIRST element of each tile before it"));
     const std::vector<A> m = maps(45);
     CHECK(contains(carry(m, with_tile_carry(m, kind, AOp{}, tile, 2, fold_range(m.data(), 0, 2 * tile, AOp{}), true),
                          kind, AOp{}, tile),
@@ -178,4 +184,19 @@ TEST_CASE("wrong_value_hint: an unwritten last element, and poison elsewhere") {
   got[3] = 4;
   r.mismatches = 1;
   CHECK(wrong_value_hint(r, got.data(), got.size()).empty());
+}
+
+TEST_CASE("carry_cause and tile_note name a checker's own parts (warps)") {
+  const std::vector<I> in = ints(64);
+  const std::vector<I> got = with_tile_carry(in, ScanKind::inclusive, Plus<I>{}, 16, 2, 0);
+  std::size_t first = 0;
+  while (got[first] == scanlab::inclusive_scan_oracle(in)[first]) ++first;
+  CHECK(contains(carry_cause<I, Plus<I>>(in.data(), got.data(), in.size(), ScanKind::inclusive, first, 16, "warp"),
+                 "warp 2 holds the scan of its own elements only: no carry (the prefix of warps 0..1)"));
+  last_call_tile_items() = 16;
+  last_call_tile_name() = "warp";
+  CHECK(tile_note(first) == "element 32 is in warp 2 (warps of 16 elements); every element of warps 0..1 is right");
+  last_call_tile_items() = 0;
+  last_call_tile_name() = "tile";
+  CHECK(tile_note(first).empty());
 }

@@ -66,6 +66,13 @@ bool check_thread_totals(const std::vector<T>& in, const std::vector<T>& totals,
 
 // ---- the three constructions, each run in the runner and checked ------------------------------
 
+// Failures inside a block's tile name the warp of their first wrong element: each warp's elements
+// are `per_warp` consecutive elements of the tile.
+void name_warps(std::size_t per_warp) {
+  last_call_tile_items() = per_warp;
+  last_call_tile_name() = "warp";
+}
+
 template <class T, class Op>
 bool warp_tiles(const std::vector<T>& in, ScanKind kind, Op op) {
   INFO("warp_scan_tiles (tiles of 32, one warp each)");
@@ -77,6 +84,7 @@ bool block_tiles(const std::vector<T>& in, ScanKind kind, Op op, int threads = k
   INFO("block_scan_tiles, " << threads << " threads (" << threads / 32 << " warps)" << (in_place ? ", in place" : ""));
   const Reply r = Request("block_tiles").monoid(op).kind(kind).params({{"threads", threads}, {"in_place", in_place}}).input(in).send();
   const auto tile = static_cast<std::size_t>(threads);
+  name_warps(kWarp);  // one element per thread
   return check_tiles(in, output<T>(r, 0), tile, kind, op) && check_thread_totals(in, output<T>(r, 1), tile, tile, op);
 }
 
@@ -87,6 +95,7 @@ bool items_tiles(const std::vector<T>& in, ScanKind kind, Op op, int tile, bool 
   const Reply r = Request("items_tiles").monoid(op).kind(kind)
                       .params({{"tile", tile}, {"in_place", in_place}, {"offset", offset}}).input(in).send();
   const auto t = static_cast<std::size_t>(tile);
+  name_warps(kWarp * (t / items_threads(tile)));  // each thread's items are consecutive
   return check_tiles(in, output<T>(r, 0), t, kind, op) && check_thread_totals(in, output<T>(r, 1), t, items_threads(tile), op);
 }
 

@@ -132,6 +132,7 @@ class Request {
     last_call_tile_items() = r.info.contains("tile_items") && r.info["tile_items"].is_number_unsigned()
                                  ? r.info["tile_items"].get<std::size_t>()
                                  : 0;
+    last_call_tile_name() = "tile";
     if (!r.ok()) FAIL_CHECK(describe(r));
   }
 

@@ -84,6 +84,13 @@ inline std::size_t& last_call_tile_items() {
   return tile_items;
 }
 
+// What the parts of last_call_tile_items() elements are called in messages: "tile" unless the
+// checker says otherwise (a checker that looks inside a block's tile names its warps).
+inline std::string& last_call_tile_name() {
+  static std::string name = "tile";
+  return name;
+}
+
 // ---- checking ----------------------------------------------------------------------------------
 
 // Where a wrong value may come from, when its bytes say so: "" otherwise.
@@ -119,9 +126,10 @@ inline std::string tile_note(std::size_t first_wrong) {
   const std::size_t tile = last_call_tile_items();
   if (tile == 0) return "";
   const std::size_t t = first_wrong / tile;
-  return "element " + std::to_string(first_wrong) + " is in tile " + std::to_string(t) + " (tiles of " +
+  const std::string& unit = last_call_tile_name();
+  return "element " + std::to_string(first_wrong) + " is in " + unit + " " + std::to_string(t) + " (" + unit + "s of " +
          std::to_string(tile) + " elements)" +
-         (t > 0 ? "; every element of tiles 0.." + std::to_string(t - 1) + " is right" : "");
+         (t > 0 ? "; every element of " + unit + "s 0.." + std::to_string(t - 1) + " is right" : "");
 }
 
 // The operator with its operands swapped: op(y, x). Only for diagnosis.
@@ -189,7 +197,7 @@ std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind
                "zero is the identity of +, not of this operator (max: the smallest value; affine maps: x -> x)";
       }
     }
-    if (kind == ScanKind::exclusive && n >= 3) {
+    if (kind == ScanKind::exclusive && n >= 2) {
       // element i = in[1] op ... op in[i]: the inclusive scan of the input with in[0] replaced by
       // the identity, i.e. each thread read in[i] where in[i - 1] belongs.
       guess[0] = Op::identity();
@@ -216,10 +224,10 @@ std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind
         window = got[j] == fold_range(in, j + 1 - w - shift, j + 1 - shift, op);
       }
       if (window && checked > 0) {
-        return "hint: elements " + std::to_string(first_wrong) + " on each combine only the " + std::to_string(w) +
-               " inputs " + (shift ? "before" : "up to") + " them, not every input from element 0: the scan's steps stop at "
-               "distance " + std::to_string(w / 2) + ", one step short (the last step must reach distance " +
-               std::to_string(w) + " or more)";
+        return "hint: from element " + std::to_string(first_wrong) + " on, each element combines only the " +
+               std::to_string(w) + " inputs " + (shift ? "before" : "up to") + " it, not every input from element 0: "
+               "the scan's steps stop at distance " + std::to_string(w / 2) + ", one step short (the last step must "
+               "reach distance " + std::to_string(w) + " or more)";
       }
     }
     if constexpr (scanlab::detail::is_affine_v<T>) {
@@ -243,7 +251,7 @@ std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind
 // the output tells. "" otherwise.
 template <class T, class Op>
 std::string carry_cause(const T* in, const T* got, std::size_t n, ScanKind kind, std::size_t first_wrong,
-                        std::size_t tile) {
+                        std::size_t tile, const std::string& unit = "tile") {
   if constexpr (std::is_floating_point_v<T>) {
     return "";
   } else {
@@ -252,9 +260,9 @@ std::string carry_cause(const T* in, const T* got, std::size_t n, ScanKind kind,
     const std::size_t t = first_wrong / tile;
     const std::size_t begin = t * tile;
     const std::size_t end = std::min(n, begin + tile);
-    const std::string name = "tile " + std::to_string(t);
-    const auto tiles = [](std::size_t a, std::size_t b) {
-      return a == b ? "tile " + std::to_string(a) : "tiles " + std::to_string(a) + ".." + std::to_string(b);
+    const std::string name = unit + " " + std::to_string(t);
+    const auto tiles = [&unit](std::size_t a, std::size_t b) {
+      return a == b ? unit + " " + std::to_string(a) : unit + "s " + std::to_string(a) + ".." + std::to_string(b);
     };
     std::vector<T> local(end - begin);
     // Whether tile t equals its own scan started from `carry` (on the left, or on the right).
@@ -273,9 +281,9 @@ std::string carry_cause(const T* in, const T* got, std::size_t n, ScanKind kind,
              ") reached it";
     }
     if (t >= 2 && tile_is(fold_range(in, 0, begin - tile, op))) {
-      return "hint: " + name + " starts from the prefix of " + tiles(0, t - 2) + " only: its carry leaves out tile " +
-             std::to_string(t - 1) + ", the tile just before it (the carry meant for tile " + std::to_string(t - 1) +
-             ", read one tile too early?)";
+      return "hint: " + name + " starts from the prefix of " + tiles(0, t - 2) + " only: its carry leaves out " +
+             tiles(t - 1, t - 1) + ", the " + unit + " just before it (the carry meant for " + tiles(t - 1, t - 1) +
+             ", read one " + unit + " too early?)";
     }
     if (tile_is(carry, true)) {
       return "hint: " + name + " has the right carry (the prefix of " + tiles(0, t - 1) + "), combined on the RIGHT of each element: the carry comes from the left, so it must be the LEFT "
@@ -288,13 +296,22 @@ std::string carry_cause(const T* in, const T* got, std::size_t n, ScanKind kind,
         suffix = op(fold_range(in, k * tile, (k + 1) * tile, op), suffix);
         if (tile_is(suffix)) {
           return "hint: " + name + "'s carry is the fold of " + tiles(k, t - 1) + " only: it leaves out " +
-                 tiles(0, k - 1) + " (did gathering the prefix stop at tile " + std::to_string(k) +
+                 tiles(0, k - 1) + " (did gathering the prefix stop at " + tiles(k, k) +
                  ", before it reached an inclusive prefix?)";
         }
       }
     }
+    {
+      // The first element of each earlier part (a part's total taken from its first element).
+      T firsts = Op::identity();
+      for (std::size_t k = 0; k < t; ++k) firsts = op(firsts, in[k * tile]);
+      if (tile > 1 && tile_is(firsts)) {
+        return "hint: " + name + "'s carry combines only the FIRST element of each " + unit + " before it: a " + unit +
+               "'s total must come from its last element (lane), where the inclusive scan has reached the end";
+      }
+    }
     if (first_wrong == begin) {
-      return "hint: every tile before " + name + " is right and " + name +
+      return "hint: every " + unit + " before " + name + " is right and " + name +
              " is wrong from its first element: the prefix carried into it (from " + tiles(0, t - 1) + ") is wrong";
     }
     return "";
@@ -324,7 +341,8 @@ bool check_scan(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) 
   std::string cause;
   if (!r.ok) {
     for (const std::string& line : {tile_note(r.first_index), likely_cause<T, Op>(in, got, n, kind, r.first_index),
-                                    carry_cause<T, Op>(in, got, n, kind, r.first_index, last_call_tile_items()),
+                                    carry_cause<T, Op>(in, got, n, kind, r.first_index, last_call_tile_items(),
+                                                       last_call_tile_name()),
                                     wrong_value_hint(r, got, n)}) {
       if (!line.empty()) cause += "\n  " + line;
     }
