@@ -164,8 +164,8 @@ T fold_range(const T* in, std::size_t begin, std::size_t end, Op op) {
 // A likely cause of a wrong scan, when the output matches a common mistake: operands in the wrong
 // order, the other kind of scan, a scan started from zero instead of the identity, an input read
 // one place off, the input itself shifted instead of the scan, steps that stop one short (each
-// element combines only a window of the inputs before it), or, for the affine maps, the right maps
-// combined in the wrong order. `first_wrong` is the first wrong element. "" when none fits.
+// element combines only a window of the inputs before it). `first_wrong` is the first wrong
+// element. "" when none fits.
 template <class T, class Op>
 std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind, std::size_t first_wrong = 0) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -230,20 +230,28 @@ std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind
                "reach distance " + std::to_string(w) + " or more)";
       }
     }
-    if constexpr (scanlab::detail::is_affine_v<T>) {
-      // The a part of a composition is the product of the a's, the same in any order; b depends on
-      // the order. Right a's with wrong b's: the right maps, combined in the wrong order.
-      scan(kind, op);
-      bool a_right = true;
-      for (std::size_t i = 0; a_right && i < n; ++i) a_right = guess[i].a == got[i].a;
-      if (a_right && !matches()) {
-        return "hint: every element's a (a product of the maps' a's, the same in any order) is right, and b is not: "
-               "the right maps were combined in the wrong order; the operator is not commutative, so what comes "
-               "from the left must stay the LEFT operand";
-      }
-    }
     return "";
   }
+}
+
+// For affine maps: the a part of a composition is the product of the a's, the same in any order,
+// while b depends on the order. Right a's with wrong b's: the right maps, combined in the wrong
+// order. "" otherwise (and for every other type).
+template <class T, class Op>
+std::string order_cause(const T* in, const T* got, std::size_t n, ScanKind kind) {
+  if constexpr (scanlab::detail::is_affine_v<T>) {
+    std::vector<T> want(n);
+    if (kind == ScanKind::inclusive) inclusive_scan_oracle(in, want.data(), n, Op{});
+    else exclusive_scan_oracle(in, want.data(), n, Op{});
+    bool a_right = true;
+    for (std::size_t i = 0; a_right && i < n; ++i) a_right = want[i].a == got[i].a;
+    if (a_right && !std::equal(want.begin(), want.end(), got)) {
+      return "hint: every element's a (a product of the maps' a's, the same in any order) is right, and b is not: "
+             "the right maps were combined in the wrong order; the operator is not commutative, so what comes "
+             "from the left must stay the LEFT operand";
+    }
+  }
+  return "";
 }
 
 // When the first wrong element lies in tile t > 0 of a scan over tiles of `tile` elements (every
@@ -340,9 +348,14 @@ bool check_scan(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) 
   }
   std::string cause;
   if (!r.ok) {
-    for (const std::string& line : {tile_note(r.first_index), likely_cause<T, Op>(in, got, n, kind, r.first_index),
-                                    carry_cause<T, Op>(in, got, n, kind, r.first_index, last_call_tile_items(),
-                                                       last_call_tile_name()),
+    const std::string cause_line = likely_cause<T, Op>(in, got, n, kind, r.first_index);
+    const std::string carry_line =
+        carry_cause<T, Op>(in, got, n, kind, r.first_index, last_call_tile_items(), last_call_tile_name());
+    // A carry combined on the wrong side already says what the order hint would.
+    const bool carry_says_order = carry_line.find("on the RIGHT") != std::string::npos;
+    for (const std::string& line : {tile_note(r.first_index), cause_line, carry_line,
+                                    cause_line.empty() && !carry_says_order ? order_cause<T, Op>(in, got, n, kind)
+                                                                            : std::string(),
                                     wrong_value_hint(r, got, n)}) {
       if (!line.empty()) cause += "\n  " + line;
     }
