@@ -286,7 +286,7 @@ std::string carry_cause(const T* in, const T* got, std::size_t n, ScanKind kind,
     if (tile_is(carry)) return "";  // tile t is right
     if (tile_is(Op::identity())) {
       return "hint: " + name + " holds the scan of its own elements only: no carry (the prefix of " + tiles(0, t - 1) +
-             ") reached it";
+             ") reached it" + (t == 1 ? " (or it got the empty carry meant for " + tiles(0, 0) + ")" : "");
     }
     if (t >= 2 && tile_is(fold_range(in, 0, begin - tile, op))) {
       return "hint: " + name + " starts from the prefix of " + tiles(0, t - 2) + " only: its carry leaves out " +
