@@ -163,6 +163,10 @@ TEST_CASE("carry_cause names what the carry into the first wrong tile is") {
     CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 0, 3 * tile, plus) + 1), kind,
                          plus, tile),
                    "every tile before tile 3 is right and tile 3 is wrong from its first element"));
+    CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 0, 3 * tile, plus) +
+                                                                          fold_range(in.data(), 0, tile, plus)),
+                         kind, plus, tile),
+                   "tile 3's carry counts tile 0 twice"));
     I firsts = 0;
     for (std::size_t k = 0; k < 3; ++k) firsts += in[k * tile];
     CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, firsts), kind, plus, tile),

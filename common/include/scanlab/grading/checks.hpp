@@ -310,6 +310,19 @@ std::string carry_cause(const T* in, const T* got, std::size_t n, ScanKind kind,
       }
     }
     {
+      // The right carry with the prefix of tiles 0..k-1 folded in once more (a look-back that keeps
+      // predecessors older than the nearest inclusive prefix, which already holds them).
+      T older = Op::identity();
+      for (std::size_t k = 1; k < t; ++k) {
+        older = op(older, fold_range(in, (k - 1) * tile, k * tile, op));
+        if (tile_is(op(older, carry))) {
+          return "hint: " + name + "'s carry counts " + tiles(0, k - 1) + " twice: it is the prefix of " +
+                 tiles(0, t - 1) + " with the prefix of " + tiles(0, k - 1) + " folded in once more (values older "
+                 "than the nearest inclusive prefix are already inside it)";
+        }
+      }
+    }
+    {
       // The first element of each earlier part (a part's total taken from its first element).
       T firsts = Op::identity();
       for (std::size_t k = 0; k < t; ++k) firsts = op(firsts, in[k * tile]);
