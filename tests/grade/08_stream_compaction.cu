@@ -57,17 +57,27 @@ struct Result {
 };
 
 // What a wrong output says about the stores that made it, comparing got[0, want.size()) with want
-// as multisets: the right elements in the wrong order, or elements stored over others. "" when
-// neither fits (for example when some places were never written).
-std::string placement_hint(const std::vector<std::int32_t>& want, const std::vector<std::int32_t>& out) {
+// as multisets: the right elements in the wrong order (among the kept ones, or among the rejected
+// ones of a partition, which start at `kept`), or elements stored over others. "" when neither fits
+// (for example when some places were never written).
+std::string placement_hint(const std::vector<std::int32_t>& want, const std::vector<std::int32_t>& out,
+                           std::size_t kept, Algo algo) {
   if (out.size() < want.size()) return "";
   std::vector<std::int32_t> a(want), b(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(want.size()));
   if (scanlab::count_poison(b.data(), b.size()) > 0) return "";
+  const bool kept_right = std::equal(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(kept), out.begin());
   std::sort(a.begin(), a.end());
   std::sort(b.begin(), b.end());
+  if (a == b && !kept_right) {
+    return "\n  hint: these are exactly the right elements, but the kept ones are not in input order: a kept "
+           "element's place must come from the number of kept elements BEFORE it (lower lanes, warps and tiles)";
+  }
   if (a == b) {
-    return "\n  hint: these are exactly the right elements, but not in input order: an element's place must come "
-           "from the number of kept elements BEFORE it (lower lanes, warps and tiles)";
+    return std::string("\n  hint: the kept elements are right, and the rest are the rejected elements in the wrong "
+                       "order: ") +
+           (algo == Algo::single_pass_partition
+                ? "the rejected ones go backwards from the end of the output (the first rejected element last)"
+                : "the rejected ones follow the kept ones in input order");
   }
   std::vector<std::int32_t> missing;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(missing));
@@ -112,7 +122,7 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
     ok = false;
   }
   const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), r.out.data(), want.size());
-  CHECK_MESSAGE(v.ok, v.message() << (v.ok ? std::string() : placement_hint(want, r.out)));
+  CHECK_MESSAGE(v.ok, v.message() << (v.ok ? std::string() : placement_hint(want, r.out, kept, algo)));
   ok = ok && v.ok;
   if (algo == Algo::select || algo == Algo::single_pass) {
     const std::size_t untouched = scanlab::count_poison(r.out.data() + kept, in.size() - kept);
