@@ -117,7 +117,7 @@ class DoctestXmlReader:
                 kind = "crashed" if child.get("crash") == "true" else "exception"
                 details.append(f"{kind}: {_squash(child.text)}")
             elif child.tag == "Message" and "ERROR" in (child.get("type") or ""):
-                details.append(_squash(child.findtext("Text")))
+                details.append(_lines(child.findtext("Text")))  # FAIL_CHECK: a hint keeps its own line
         if not passed and not details:
             details.append("failed")
         duration = float(overall.get("duration", 0) or 0) if overall is not None else 0.0

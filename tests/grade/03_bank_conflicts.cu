@@ -89,6 +89,15 @@ unsigned worst_bank_degree(const std::vector<int>& slots) {
   return worst;
 }
 
+// Checks that warp 0's accesses to `slots` (one per lane) hit no bank more than kMaxPaddedDegree
+// times; the failure says how many.
+void check_bank_degree(const std::vector<int>& slots, const char* access) {
+  const unsigned degree = worst_bank_degree(slots);
+  CHECK_MESSAGE(degree <= kMaxPaddedDegree, "bank conflicts: warp 0's " << access << " puts " << degree
+                                                << " different words into one bank (" << degree << "-way; the padding "
+                                                << "must keep every access at " << kMaxPaddedDegree << "-way or less)");
+}
+
 }  // namespace
 
 // ---- the padding itself ---------------------------------------------------------------------
@@ -119,8 +128,8 @@ TEST_CASE("padded slots of warp 0 hit no bank more than twice at any tree level 
       second.push_back(padded.slot[padded.halves ? t + m / 2 : 2 * t + 1]);
     }
     INFO("tile " << m << ", load/store");
-    CHECK(worst_bank_degree(first) <= kMaxPaddedDegree);
-    CHECK(worst_bank_degree(second) <= kMaxPaddedDegree);
+    check_bank_degree(first, "load or store of its first elements");
+    check_bank_degree(second, "load or store of its second elements");
     for (int stride = 1; stride < m; stride *= 2) {
       const int active = m / (2 * stride);
       std::vector<int> left, right;
@@ -129,8 +138,8 @@ TEST_CASE("padded slots of warp 0 hit no bank more than twice at any tree level 
         right.push_back(padded.slot[stride * (2 * t + 2) - 1]);
       }
       INFO("tile " << m << ", tree level with stride " << stride);
-      CHECK(worst_bank_degree(left) <= kMaxPaddedDegree);
-      CHECK(worst_bank_degree(right) <= kMaxPaddedDegree);
+      check_bank_degree(left, "access to the left children");
+      check_bank_degree(right, "access to the right children");
     }
   }
 }
@@ -231,7 +240,9 @@ TEST_CASE("emulator: the padded kernel is at most 2-way at every tree level; cha
   for (std::size_t p = 0; p < padded.size(); ++p) {
     INFO("phase " << p << " (0 = load, 1..11 up-sweep, 12..22 down-sweep, 23 = store)");
     CHECK_MESSAGE(padded[p].accesses > 0, "no shared-memory access in this level");
-    CHECK(padded[p].worst <= kMaxPaddedDegree);
+    CHECK_MESSAGE(padded[p].worst <= kMaxPaddedDegree, "bank conflicts: the emulator counted " << padded[p].worst
+                                                         << "-way conflicts in this phase (the padded layout must stay at "
+                                                         << kMaxPaddedDegree << "-way or less)");
   }
 
   unsigned worst = 0;

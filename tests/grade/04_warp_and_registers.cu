@@ -36,6 +36,30 @@ const int kItemsTiles[] = {1024, 2048, 4096, 8192};
 // Threads per block of the items scan for each tile (chapter 04's given launch shapes).
 std::size_t items_threads(int tile) { return tile <= 1024 ? 128 : tile <= 4096 ? 256 : 512; }
 
+// Why a block_total may be wrong when the tile's scan was right (check_tiles runs first): a total
+// made of lane 0's elements of each warp only, or, with fewer than 32 warps, more than the block's
+// warps folded in. `begin`: the tile's first element.
+template <class T, class Op>
+std::string block_total_hint(const std::vector<T>& in, const T& got, std::size_t begin, std::size_t tile,
+                             std::size_t threads, Op op) {
+  const std::size_t items = tile / threads;  // consecutive elements per thread
+  const std::size_t end = std::min(in.size(), begin + tile);
+  T lane0 = Op::identity();
+  for (std::size_t w = begin; w < end; w += kWarp * items) {
+    for (std::size_t i = w; i < std::min(end, w + items); ++i) lane0 = op(lane0, in[i]);
+  }
+  if (got == lane0) {
+    return "\n  hint: the scan is right, and block_total is the fold of lane 0's elements of each warp only: a "
+           "warp's total must come from its LAST lane, where the inclusive scan has reached the warp's end";
+  }
+  const std::size_t warps = threads / kWarp;
+  if (warps < kWarp) {
+    return "\n  hint: the scan is right and only block_total is wrong; this block has " + std::to_string(warps) +
+           " warp(s): does the total also fold warp-total slots past the block's last warp?";
+  }
+  return "\n  hint: the scan is right and only block_total is wrong";
+}
+
 // Every thread's block_total (the runner's second output) equals the fold of its tile's valid
 // elements. Exact monoids only: a float total has no single right rounding.
 template <class T, class Op>
@@ -55,7 +79,8 @@ bool check_thread_totals(const std::vector<T>& in, const std::vector<T>& totals,
         if (!(got == total)) {
           FAIL_CHECK("tile " << b << " (" << threads << " threads): thread " << t << " received block_total "
                              << scanlab::detail::display_with_poison(got) << ", but the tile's total is "
-                             << scanlab::detail::display_with_poison(total));
+                             << scanlab::detail::display_with_poison(total)
+                             << block_total_hint(in, got, b * tile, tile, threads, op));
           return false;
         }
       }
@@ -65,6 +90,13 @@ bool check_thread_totals(const std::vector<T>& in, const std::vector<T>& totals,
 }
 
 // ---- the three constructions, each run in the runner and checked ------------------------------
+
+// Failures inside a block's tile name the warp of their first wrong element: each warp's elements
+// are `per_warp` consecutive elements of the tile.
+void name_warps(std::size_t per_warp) {
+  last_call_tile_items() = per_warp;
+  last_call_tile_name() = "warp";
+}
 
 template <class T, class Op>
 bool warp_tiles(const std::vector<T>& in, ScanKind kind, Op op) {
@@ -77,6 +109,7 @@ bool block_tiles(const std::vector<T>& in, ScanKind kind, Op op, int threads = k
   INFO("block_scan_tiles, " << threads << " threads (" << threads / 32 << " warps)" << (in_place ? ", in place" : ""));
   const Reply r = Request("block_tiles").monoid(op).kind(kind).params({{"threads", threads}, {"in_place", in_place}}).input(in).send();
   const auto tile = static_cast<std::size_t>(threads);
+  name_warps(kWarp);  // one element per thread
   return check_tiles(in, output<T>(r, 0), tile, kind, op) && check_thread_totals(in, output<T>(r, 1), tile, tile, op);
 }
 
@@ -87,6 +120,7 @@ bool items_tiles(const std::vector<T>& in, ScanKind kind, Op op, int tile, bool 
   const Reply r = Request("items_tiles").monoid(op).kind(kind)
                       .params({{"tile", tile}, {"in_place", in_place}, {"offset", offset}}).input(in).send();
   const auto t = static_cast<std::size_t>(tile);
+  name_warps(kWarp * (t / items_threads(tile)));  // each thread's items are consecutive
   return check_tiles(in, output<T>(r, 0), t, kind, op) && check_thread_totals(in, output<T>(r, 1), t, items_threads(tile), op);
 }
 

@@ -68,6 +68,7 @@ bool run_and_check(Algo algo, const std::vector<In>& in, ScanKind kind, Op op, u
                       .params({{"algo", name_of(algo)}, {"tiles", Policy::kName}, {"max_blocks", max_blocks},
                                {"in_place", in_place}, {"int32_input", !std::is_same_v<In, Acc>}})
                       .input(in).send();
+  last_call_tile_items() = Policy::kTile;  // a failure names the tile of its first wrong element
   return check_whole_scan(in, output<Acc>(r), kind, op);
 }
 

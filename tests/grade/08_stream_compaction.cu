@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,6 +56,36 @@ struct Result {
   unsigned count = 0;
 };
 
+// What a wrong output says about the stores that made it, comparing got[0, want.size()) with want
+// as multisets: the right elements in the wrong order (among the kept ones, or among the rejected
+// ones of a partition, which start at `kept`), or elements stored over others. "" when neither fits
+// (for example when some places were never written).
+std::string placement_hint(const std::vector<std::int32_t>& want, const std::vector<std::int32_t>& out,
+                           std::size_t kept, Algo algo) {
+  if (out.size() < want.size()) return "";
+  std::vector<std::int32_t> a(want), b(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(want.size()));
+  if (scanlab::count_poison(b.data(), b.size()) > 0) return "";
+  const bool kept_right = std::equal(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(kept), out.begin());
+  std::sort(a.begin(), a.end());
+  std::sort(b.begin(), b.end());
+  if (a == b && !kept_right) {
+    return "\n  hint: these are exactly the right elements, but the kept ones are not in input order: a kept "
+           "element's place must come from the number of kept elements BEFORE it (lower lanes, warps and tiles)";
+  }
+  if (a == b) {
+    return std::string("\n  hint: the kept elements are right, and the rest are the rejected elements in the wrong "
+                       "order: ") +
+           (algo == Algo::single_pass_partition
+                ? "the rejected ones go backwards from the end of the output (the first rejected element last)"
+                : "the rejected ones follow the kept ones in input order");
+  }
+  std::vector<std::int32_t> missing;
+  std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(missing));
+  return "\n  hint: " + std::to_string(missing.size()) + " of the elements that belong here are missing and "
+         "others take their places: elements were likely stored over each other (two elements given the same "
+         "place, or a region written from the wrong end?)";
+}
+
 // One compaction in the runner: the output array and the count (poisoned before the call).
 template <class T>
 Result<T> run(const std::vector<T>& in, Algo algo, const json& params) {
@@ -91,7 +122,7 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
     ok = false;
   }
   const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), r.out.data(), want.size());
-  CHECK_MESSAGE(v.ok, v.message());
+  CHECK_MESSAGE(v.ok, v.message() << (v.ok ? std::string() : placement_hint(want, r.out, kept, algo)));
   ok = ok && v.ok;
   if (algo == Algo::select || algo == Algo::single_pass) {
     const std::size_t untouched = scanlab::count_poison(r.out.data() + kept, in.size() - kept);
@@ -143,7 +174,12 @@ TEST_CASE("bit-sliced warp offsets: totals 16, 18, 17, 13 give 0, 16, 34, 51; ra
   const std::vector<unsigned> full(32, 32);
   std::vector<unsigned> want(32);
   for (unsigned w = 0; w < 32; ++w) want[w] = 32 * w;
-  CHECK_MESSAGE(offsets(full) == want, "32 full warps: offsets 0, 32, 64, ... (a total of 32 has bit 5 set)");
+  const std::vector<unsigned> got_full = offsets(full);
+  CHECK_MESSAGE(got_full == want, "32 full warps: offsets 0, 32, 64, ... (a total of 32 has bit 5 set)"
+                                      << (got_full == std::vector<unsigned>(32, 0u)
+                                              ? "\n  hint: every offset is 0, as if each total of 32 were 0: the bit "
+                                                "slices stop before bit 5 (a total can be 32, which needs six bits)"
+                                              : ""));
   for (int count : {1, 2, 16, 31, 32}) {
     const auto totals = scanlab::random_vector<unsigned>(static_cast<std::size_t>(count),
                                                          test_seed(static_cast<std::uint64_t>(count)), 0u, 32u);

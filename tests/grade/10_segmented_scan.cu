@@ -52,6 +52,25 @@ std::vector<T> segmented_on_device(const std::vector<T>& in, const Heads& heads,
   return output<T>(Request("segmented_scan").monoid(op).kind(kind).input(in).input(heads).send());
 }
 
+// When element i, the first wrong one, is its right value with inputs from before its segment's
+// head combined in on the left (in[j..h) for a head at h): a hint that says so. "" otherwise.
+template <class T, class Op>
+std::string crossed_head_hint(const std::vector<T>& in, const Heads& heads, const std::vector<T>& want,
+                              const std::vector<T>& got, std::size_t i, Op op) {
+  std::size_t h = i;
+  while (h > 0 && !heads[h]) --h;
+  T before = Op::identity();
+  for (std::size_t j = h; j-- > 0;) {
+    before = op(in[j], before);
+    if (got[i] == op(before, want[i])) {
+      return "\n  hint: element " + std::to_string(i) + " also combines in[" + std::to_string(j) + ".." +
+             std::to_string(h - 1) + "], from before the head of its segment at " + std::to_string(h) +
+             ": the scan carried values across the head (does combining two ranges keep a head of either one?)";
+    }
+  }
+  return "";
+}
+
 template <class T, class Op>
 bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op, const std::string& what) {
   INFO(std::string(exclusive ? "exclusive" : "inclusive") << " segmented scan, n = " << in.size() << ", heads: " << what);
@@ -74,7 +93,7 @@ bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusiv
   } else {
     const std::vector<T> want = segmented_oracle(in, heads, exclusive, op);
     const auto r = scanlab::verify_exact(want.data(), got.data(), in.size());
-    CHECK_MESSAGE(r.ok, r.message());
+    CHECK_MESSAGE(r.ok, r.message() << (r.ok ? std::string() : crossed_head_hint(in, heads, want, got, r.first_index, op)));
     return r.ok;
   }
 }

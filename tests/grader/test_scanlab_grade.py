@@ -117,6 +117,14 @@ class XmlReader(unittest.TestCase):
         self.assertNotIn("CHECK(", msg)  # the checker's message, not the expression that carried it
         self.assertEqual(r.finished[1].duration, 0.5)
 
+    def test_fail_check_message_keeps_its_hint_line(self):
+        # FAIL_CHECK("...\n  hint: ...") is a Message element: its lines are kept apart, as a CHECK's are.
+        failed = ('      <Message type="ERROR" filename="f.cu" line="3">\n        <Text>\n'
+                  '          thread 0 received 5, but the total is 7\n  hint: the scan is right\n'
+                  '        </Text>\n      </Message>')
+        r = self.read(doctest_xml([("a", 2, False, failed)]))
+        self.assertEqual(r.finished[0].message, "thread 0 received 5, but the total is 7 | hint: the scan is right")
+
     def test_cut_off_inside_a_test_case(self):
         text = doctest_xml([("a", 10, True, ""), ("hangs", 4, None, "")], complete=False)
         r = self.read(text)

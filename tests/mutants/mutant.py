@@ -6,8 +6,8 @@
 #   # What the bug is, and why the grading tests must catch it (comment lines start with #).
 #   file: hillis_steele.cuh          the solution file to patch (relative to solutions/NN_slug)
 #   orders: default,reverse          optional: the emulator orders to grade it with
-#   mentions: race on shared memory  optional: a failing test's message must say this (a hint the
-#                                    report owes the student, not only the lost points)
+#   mentions: race on shared memory  a failing test's message must say this (a hint the report owes
+#                                    the student, not only the lost points); `check` requires it
 #   @@ find
 #   <lines, verbatim, that must occur exactly once in the file>
 #   @@ replace
@@ -21,7 +21,8 @@
 # hand to be a bug a student plausibly makes.
 #
 #   mutant.py apply FILE --into DIR    write the mutated solution file into DIR/NN_slug/
-#   mutant.py check [FILE...]          check that every mutant (default: all) applies
+#   mutant.py check [FILE...]          check that every mutant (default: all) applies and has a
+#                                      mentions: line
 """Parse and apply scanlab mutants (tests/mutants/NN_slug/*.mutant)."""
 
 import argparse
@@ -147,6 +148,9 @@ def main(argv: List[str]) -> int:
         for path in paths:
             m = parse(path)
             mutate(m, (REPO / "solutions" / m.chapter / m.file).read_text())
+            if not m.mentions:
+                raise MutantError(f"{path}: no 'mentions:' line: name the text of the hint that a failing test's "
+                                  "message gives for this bug (see README.md)")
             print(f"ok  {m.chapter}/{m.name}: {m.about.split('.')[0]}")
         return 0
     except MutantError as e:

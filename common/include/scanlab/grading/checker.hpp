@@ -117,6 +117,12 @@ class Request {
     std::string text = std::string(to_string(r.status)) + ": " + r.message;
     const std::string log = runner_log_tail();
     if (!log.empty()) text += "\n  the runner's last output:\n    " + log;
+    if (log.find("never made resident") != std::string::npos) {
+      // The emulator's deadlock report: every resident block waits, and the rest never got a slot.
+      text += "\n  hint: the launch hung: every block that ran was waiting while other blocks never got to run. "
+              "Blocks start in any order and only some run at once, so a block must never wait for one that may "
+              "start after it (take tiles from an atomic ticket, not from blockIdx.x)";
+    }
     return text;
   }
 
@@ -132,6 +138,7 @@ class Request {
     last_call_tile_items() = r.info.contains("tile_items") && r.info["tile_items"].is_number_unsigned()
                                  ? r.info["tile_items"].get<std::size_t>()
                                  : 0;
+    last_call_tile_name() = "tile";
     if (!r.ok()) FAIL_CHECK(describe(r));
   }
 
