@@ -1,4 +1,4 @@
-// The erratum of chapter 07, measured: the look-back scan kernel of the scan article (seed 002,
+// The erratum of chapter 07, measured: the look-back scan kernel of the scan article (its section
 // "Decoupled Lookback: Single-Pass Multi-Block Scan") has two bugs, reproduced here in a kernel of
 // the same shape (one element per thread, blocks of 256 threads, one thread looks back):
 //

@@ -6,7 +6,7 @@
 //     (a, fa) (+) (b, fb) = (fb ? b : a op b,  fa | fb),
 // which is associative whenever op is. So any correct scan - across lanes, warps, tiles and blocks
 // - becomes a correct segmented scan by swapping the operator; nothing in the scan needs to know
-// about segments. (The scan article's segmented kernel, seed 002, applies this rule inside a warp
+// about segments. (The scan article's segmented kernel applies this rule inside a warp
 // only and stops there: its result is wrong for any segment that crosses a warp.)
 //
 // Summed-area tables: GPU Gems 3, ch. 39, section 39.3.2 (Crow 1984): scan every row, transpose,

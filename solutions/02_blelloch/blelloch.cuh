@@ -2,7 +2,7 @@
 //
 // Builds on Blelloch (1990) as presented for GPUs in GPU Gems 3, ch. 39, section 39.2.2
 // (Algorithms 3 and 4, Listing 39-2), and on the worked 8-element example of the scan article
-// (seed 002, "Visualizing Blelloch for 8 elements"). The tile is a balanced binary tree laid over a
+// ("Visualizing Blelloch for 8 elements"). The tile is a balanced binary tree laid over a
 // shared array of m = 2^k elements, two per thread:
 //   up-sweep (reduce): at level 1, 2, ..., k every node stores op(left child, right child) in the
 //     slot of its right child; the root (the last slot) ends up holding the whole tile's total;

@@ -2,7 +2,7 @@
 //
 // Builds on GPU Gems 3, ch. 39, section 39.3.1 (compaction = scan of keep-flags + scatter) and on
 // Billeter, Olsson and Assarsson, "Efficient Stream Compaction on Wide SIMD Many-Core Architectures"
-// (2009), as the compaction article (seed 003) presents it for CUDA:
+// (2009), as the compaction article presents it for CUDA:
 //   1. count:   every tile counts the elements it keeps; __syncthreads_count does a block's count
 //               in one barrier;
 //   2. scan:    an exclusive scan of the tile counts gives each tile its first output position;
