@@ -53,19 +53,30 @@ std::vector<T> segmented_on_device(const std::vector<T>& in, const Heads& heads,
 }
 
 // When element i, the first wrong one, is its right value with inputs from before its segment's
-// head combined in on the left (in[j..h) for a head at h): a hint that says so. "" otherwise.
+// head combined in on the left: a hint that says so. "" otherwise. A scan combines ranges, so the
+// range that slipped across the head (in[j..k), k <= h for the head at h) need not end right at the
+// head; a range that does not must also explain the next wrong element of the segment, so that a
+// coincidence of values does not make the hint.
 template <class T, class Op>
 std::string crossed_head_hint(const std::vector<T>& in, const Heads& heads, const std::vector<T>& want,
                               const std::vector<T>& got, std::size_t i, Op op) {
   std::size_t h = i;
   while (h > 0 && !heads[h]) --h;
-  T before = Op::identity();
-  for (std::size_t j = h; j-- > 0;) {
-    before = op(in[j], before);
-    if (got[i] == op(before, want[i])) {
-      return "\n  hint: element " + std::to_string(i) + " also combines in[" + std::to_string(j) + ".." +
-             std::to_string(h - 1) + "], from before the head of its segment at " + std::to_string(h) +
-             ": the scan carried values across the head (does combining two ranges keep a head of either one?)";
+  if (h > 4096) return "";  // the search is quadratic in h
+  std::size_t next = i + 1;  // the next wrong element of the same segment, if any
+  while (next < in.size() && !heads[next] && got[next] == want[next]) ++next;
+  const bool has_next = next < in.size() && !heads[next];
+  for (std::size_t k = h; k > 0; --k) {
+    T before = Op::identity();
+    for (std::size_t j = k; j-- > 0;) {
+      before = op(in[j], before);
+      const bool explains = got[i] == op(before, want[i]) &&
+                            (k == h || (has_next && got[next] == op(before, want[next])));
+      if (explains) {
+        return "\n  hint: element " + std::to_string(i) + " also combines in[" + std::to_string(j) + ".." +
+               std::to_string(k - 1) + "], from before the head of its segment at " + std::to_string(h) +
+               ": the scan carried values across the head (does combining two ranges keep a head of either one?)";
+      }
     }
   }
   return "";
