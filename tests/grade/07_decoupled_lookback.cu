@@ -306,10 +306,15 @@ TEST_CASE("emulator weak memory: fenced descriptors (value, fence, flag) and fus
   EmuSettingsGuard guard;
   emu_settings()["memory"] = "weak";
   using I = std::int32_t;
-  // Many small tiles resident at once, so that readers poll while writers' stores are pending.
-  for (std::uint64_t k = 0; k < 4; ++k) {
+  // Many small tiles resident at once, so that readers poll while writers' stores are pending; from
+  // the third round on, blocks also take turns pass by pass (interleaved), so that a reader often
+  // finds a flag set while the value's store is still new: a plain load of the value then may return
+  // an old one, unless a fence (or a volatile load) comes between. Each round's seed draws other old
+  // values; ten rounds make a missing reader fence show in practically every grade.
+  for (std::uint64_t k = 0; k < 10; ++k) {
     emu_settings()["seed"] = scanlab::derive_seed(scanlab::test_seed(), 1600 + k);
     emu_settings()["schedule"] = k % 2 ? "random" : "in-order";
+    emu_settings()["interleave"] = k >= 2;
     INFO("emulator: " << emu_settings().dump());
     const std::vector<I> in = random_ints(64 * 150 + 17, 1700 + k);
     {
@@ -331,7 +336,5 @@ TEST_CASE("emulator weak memory: fenced descriptors (value, fence, flag) and fus
     if (!check_scan(in, scan(kTinyFusedSerial, in, ScanKind::inclusive, Plus<I>{}), ScanKind::inclusive, Plus<I>{})) {
       return;
     }
-    // (The warp look-back is left out here: the emulator's weak mode does not yet let stores of other
-    // blocks drain while a warp polls through __ballot_sync, so it would wait forever.)
   }
 }

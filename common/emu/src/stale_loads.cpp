@@ -232,7 +232,7 @@ void stale_launch_finished(const Launch& L) {
       std::fprintf(stderr, "weak memory: ... (%zu load/store pairs in all)\n", stale_reads.size());
       break;
     }
-    std::string text = "weak memory: kernel `" + std::string(L.kernel) + "`: the plain load at " + symbolize(key.load_pc) +
+    std::string text = "the plain load at " + symbolize(key.load_pc) +
                        " (block " + coords(r.block) + ", thread " + coords(r.thread) + ") returned an older value of " +
                        describe_address(r.addr);
     char values[80];
@@ -247,7 +247,9 @@ void stale_launch_finished(const Launch& L) {
     else
       text += "; no __threadfence() or acquire of its block ordered the load after that store";
     text += " (" + std::to_string(r.count) + (r.count == 1 ? " time)" : " times)");
-    std::fprintf(stderr, "%s\n", text.c_str());
+    std::fprintf(stderr, "weak memory: kernel `%s`: %s\n", L.kernel, text.c_str());
+    // Also among the launch's findings (they name the kernel), which a grading runner reports.
+    if (shown <= 2) report_misuse(text);
   }
   std::fprintf(stderr, "weak memory: %s\n", describe_options().c_str());
   stale_reads.clear();
