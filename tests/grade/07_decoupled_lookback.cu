@@ -336,5 +336,7 @@ TEST_CASE("emulator weak memory: fenced descriptors (value, fence, flag) and fus
     if (!check_scan(in, scan(kTinyFusedSerial, in, ScanKind::inclusive, Plus<I>{}), ScanKind::inclusive, Plus<I>{})) {
       return;
     }
+    // (The warp look-back is left out here: under weak memory the emulator can still report a warp
+    // that polls through __ballot_sync as deadlocked, waiting for stores of blocks that finished.)
   }
 }
