@@ -35,6 +35,7 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/occupancy.hpp>
 #include <scanlab/trace.hpp>
 
 #include "multi_block_scan.cuh"
@@ -164,16 +165,8 @@ void scan_then_propagate(const In* d_in, typename Op::value_type* d_out, std::si
 template <class Policy, class In, class Op>
 unsigned reduce_then_scan_blocks(std::size_t n, unsigned max_blocks = 0) {
   const std::size_t tiles = detail::tiles_for(n, Policy::kTile);
-  static const std::size_t device_blocks = [] {
-    int device = 0;
-    int sms = 0;
-    int per_sm = 0;
-    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-    SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, scan_ranges_kernel<Policy, In, Op>,
-                                                                     Policy::kThreads, 0));
-    return static_cast<std::size_t>(std::max(sms, 1)) * static_cast<std::size_t>(std::max(per_sm, 1));
-  }();
+  static const std::size_t device_blocks =
+      std::max<std::size_t>(1, scanlab::resident_blocks(scan_ranges_kernel<Policy, In, Op>, Policy::kThreads));
   std::size_t blocks = device_blocks;
   if (max_blocks > 0) blocks = std::min<std::size_t>(blocks, max_blocks);
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min(blocks, tiles)));

@@ -19,6 +19,7 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/policy.cuh>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
@@ -175,38 +176,19 @@ class DecoupledLookbackScan {
     SCANLAB_CUDA_CHECK(cudaMemsetAsync(storage_.data(), 0, kHeader + status_bytes(tiles), s));
     unsigned* ticket = reinterpret_cast<unsigned*>(storage_.data());
     const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
-    const PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, blocks_per_sm<INCLUSIVE, Op>() * sms_);
+    // The one-wave rule; the occupancy is asked once per kernel instantiation and process (mixed
+    // GPU models in one process would only make this timing choice less exact).
+    static const std::size_t resident = scanlab::resident_blocks(
+        decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>,
+        Shape::BLOCK_THREADS);
+    const PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
     decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>
         <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, view(o.probe), ticket,
                                                                        o.order, vectorized, polls, op);
     SCANLAB_CHECK_LAUNCH();
   }
 
-  // The SMs of the device this object's storage lives on (the current device at construction).
-  static std::size_t device_sms() {
-    int device = 0, sms = 0;
-    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-    SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return static_cast<std::size_t>(sms);
-  }
-
-  // Blocks of one kernel instantiation that fit on an SM: asked once per process, not per scan
-  // (it depends on the kernel's registers and shared memory only; mixed GPU generations in one
-  // process would only make the one-wave rule, a timing choice, less exact).
-  template <bool INCLUSIVE, class Op>
-  static std::size_t blocks_per_sm() {
-    static const std::size_t blocks = [] {
-      int per_sm = 0;
-      SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &per_sm, decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>,
-          Shape::BLOCK_THREADS, 0));
-      return static_cast<std::size_t>(per_sm);
-    }();
-    return blocks;
-  }
-
   std::size_t max_tiles_;
-  std::size_t sms_ = device_sms();
   scanlab::DeviceBuffer<unsigned char> storage_;
 };
 

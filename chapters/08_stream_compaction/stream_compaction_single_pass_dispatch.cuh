@@ -38,6 +38,7 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/tile.cuh>
 
@@ -209,22 +210,6 @@ struct SinglePassWorkspace {
 
 namespace detail {
 
-// Blocks of one kernel instantiation that fit on an SM, times the SMs: the tiles that run at once
-// (chapter 07's one-wave rule: when every tile is resident, the first poll's sleep only adds
-// latency). Asked once per instantiation and process.
-template <bool kPartition, class T, class Pred>
-std::size_t resident_tiles() {
-  static const std::size_t tiles = [] {
-    int device = 0, sms = 0, per_sm = 0;
-    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-    SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, select_if_single_pass_kernel<SinglePassShape<T>, kPartition, T, Pred>, kSinglePassThreads, 0));
-    return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
-  }();
-  return tiles;
-}
-
 template <bool kPartition, class T, class Pred>
 void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred,
                          SinglePassWorkspace& ws, cudaStream_t s, const char* who) {
@@ -245,8 +230,10 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   CountDescriptors desc{};
   desc.words = ws.storage.data() + 2;
   unsigned* ticket = reinterpret_cast<unsigned*>(ws.storage.data());
-  const single_pass::PollSchedule polls =
-      single_pass::polls_for_grid(kCompactionPolls, tiles, resident_tiles<kPartition, T, Pred>());
+  // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
+  static const std::size_t resident =
+      scanlab::resident_blocks(select_if_single_pass_kernel<Shape, kPartition, T, Pred>, Shape::BLOCK_THREADS);
+  const single_pass::PollSchedule polls = single_pass::polls_for_grid(kCompactionPolls, tiles, resident);
   // Only the loads are vectorized; the stores go out one element per thread, densely.
   const bool vectorized = single_pass::aligned16(d_in);
   select_if_single_pass_kernel<Shape, kPartition, T, Pred><<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(

@@ -19,6 +19,7 @@
 #include <scanlab/hd.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
@@ -231,21 +232,6 @@ void check_segmented_size(std::size_t n, const SegmentedScanWorkspace<T>& ws, co
   }
 }
 
-// Blocks of one kernel instantiation that fit on an SM, times the SMs (the one-wave rule).
-template <bool INCLUSIVE, class T, class Op, class Heads, class Store>
-std::size_t segmented_resident_tiles() {
-  static const std::size_t tiles = [] {
-    int device = 0, sms = 0, per_sm = 0;
-    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-    SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>,
-        kSegmentedThreads, 0));
-    return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
-  }();
-  return tiles;
-}
-
 template <bool INCLUSIVE, class T, class Op, class Heads, class Store>
 void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads heads, Store store,
                                 SegmentedScanWorkspace<T>& ws, cudaStream_t s) {
@@ -253,8 +239,10 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
   const std::size_t tiles = SegmentedScanWorkspace<T>::tiles_for(n);
   if (tiles > 0x7fffffffu) throw std::invalid_argument("ch10: more than 2^31 - 1 tiles");
   ws.reset(tiles, s);
-  const single_pass::PollSchedule polls = single_pass::polls_for_grid(
-      single_pass::kDefaultPolls, tiles, segmented_resident_tiles<INCLUSIVE, T, Op, Heads, Store>());
+  // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
+  static const std::size_t resident = scanlab::resident_blocks(
+      segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>, kSegmentedThreads);
+  const single_pass::PollSchedule polls = single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident);
   // 16-byte loads and stores of values, and 4-byte loads of a flag array: all or none.
   bool vectorized = single_pass::aligned16(d_in) && single_pass::aligned16(d_out);
   if constexpr (std::is_same_v<Heads, HeadFlagArray>) {
