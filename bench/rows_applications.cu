@@ -32,6 +32,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
+#include "onesweep_dispatch.cuh"                        // chapters/09_radix_sort
 #include "radix_sort_dispatch.cuh"                     // chapters/09_radix_sort
 #include "segmented_scan_dispatch.cuh"                 // chapters/10_segmented_scan
 #include "stream_compaction_dispatch.cuh"              // chapters/08_stream_compaction
@@ -319,6 +320,33 @@ void register_ch09(Registry& reg) {
       SCANLAB_CUDA_CHECK(cudaMemset(values_in->data(), 0, n * sizeof(uint32_t)));
       return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
         ch09::radix_sort_pairs(as_keys(in), as_keys(out), values_in->data(), values_out->data(), m, *ws, s);
+      });
+    };
+    r.verify_int32 = sort_verifier();
+  }
+  {
+    Row& r = reg.add({"ch09_onesweep_sort_keys", "chapter 09: Onesweep, one pass per 8-bit digit (uint32 keys)",
+                      Check::custom});
+    r.baseline = "cub_radix_sort_keys";
+    r.make_int32 = [](size_t n) {
+      auto ws = std::make_shared<ch09::OnesweepWorkspace<uint32_t>>(n);
+      return Runner<int32_t>([ws](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+        ch09::onesweep_sort_keys(as_keys(in), as_keys(out), m, *ws, s);
+      });
+    };
+    r.verify_int32 = sort_verifier();
+  }
+  {
+    Row& r = reg.add({"ch09_onesweep_sort_pairs", "chapter 09: Onesweep of uint32 key-value pairs, 8-bit digits",
+                      Check::custom});
+    r.baseline = "cub_radix_sort_pairs";
+    r.make_int32 = [](size_t n) {
+      auto ws = std::make_shared<ch09::OnesweepWorkspace<uint32_t>>(n);
+      auto values_in = std::make_shared<DeviceBuffer<uint32_t>>(n);
+      auto values_out = std::make_shared<DeviceBuffer<uint32_t>>(n);
+      SCANLAB_CUDA_CHECK(cudaMemset(values_in->data(), 0, n * sizeof(uint32_t)));
+      return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+        ch09::onesweep_sort_pairs(as_keys(in), as_keys(out), values_in->data(), values_out->data(), m, *ws, s);
       });
     };
     r.verify_int32 = sort_verifier();

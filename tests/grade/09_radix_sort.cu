@@ -1,4 +1,5 @@
-// Grading tests for chapter 09: the split primitive and LSD radix sort of uint32 keys and pairs.
+// Grading tests for chapter 09: the split primitive, LSD radix sort of uint32 keys and pairs, and
+// Onesweep (32- and 64-bit keys of every number type, keys and pairs).
 //
 // The reference is std::stable_sort of the input positions by key. Keys must come out in that
 // order, and (pairs, with the input positions as values) every value must be exactly where the
@@ -15,6 +16,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <cstring>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -104,6 +107,96 @@ void check_all_inputs(Algo algo, bool large_sizes) {
   }
 }
 
+// ---- Onesweep -----------------------------------------------------------------------------------
+
+// The order Onesweep sorts in: the keys' bits, twiddled (the sign bit flipped; negative floats'
+// bits all flipped), as unsigned numbers. For numbers that is ascending order, with -0.0 before
+// +0.0.
+template <class Key>
+auto ordered_bits(Key k) {
+  using Bits = std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>;
+  Bits b;
+  std::memcpy(&b, &k, sizeof(Key));
+  const Bits sign = Bits(1) << (8 * sizeof(Key) - 1);
+  if constexpr (std::is_floating_point_v<Key>) return (b & sign) ? Bits(~b) : Bits(b | sign);
+  else if constexpr (std::is_signed_v<Key>) return Bits(b ^ sign);
+  else return b;
+}
+
+template <class Key>
+const char* key_tag() {
+  if constexpr (std::is_same_v<Key, std::uint32_t>) return "u32";
+  else if constexpr (std::is_same_v<Key, std::int32_t>) return "i32";
+  else if constexpr (std::is_same_v<Key, float>) return "f32";
+  else return "u64";
+}
+
+// Onesweep of keys (values = input positions) in the runner, checked against std::stable_sort by
+// the twiddled bits. Returns whether it held.
+template <class Key>
+bool check_onesweep(const std::vector<Key>& keys, bool pairs, const char* input, const json& params = json::object()) {
+  const std::size_t n = keys.size();
+  Keys order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return ordered_bits(keys[a]) < ordered_bits(keys[b]); });
+  std::vector<Key> want_keys(n);
+  for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
+  Keys positions(n);
+  std::iota(positions.begin(), positions.end(), 0u);
+  const Reply r = Request("onesweep")
+                      .params({{"key_type", key_tag<Key>()}, {"pairs", pairs}})
+                      .params(params)
+                      .input(keys)
+                      .input(positions)
+                      .send();
+  const std::vector<Key> got_keys = output<Key>(r, 0);
+  const Keys got_values = output<std::uint32_t>(r, 1);
+  INFO((pairs ? "onesweep_sort_pairs" : "onesweep_sort_keys") << " of " << key_tag<Key>() << " keys, n = " << n
+                                                              << ", " << input << (params.empty() ? "" : ", ")
+                                                              << (params.empty() ? "" : params.dump()));
+  REQUIRE(got_keys.size() == n);
+  REQUIRE(got_values.size() == n);
+  const scanlab::VerifyResult rk = scanlab::verify_exact(want_keys.data(), got_keys.data(), n);
+  CHECK_MESSAGE(rk.ok, "keys: " << rk.message());
+  if (!rk.ok) return false;
+  if (pairs) {
+    const scanlab::VerifyResult rv = scanlab::verify_exact(order.data(), got_values.data(), n);
+    CHECK_MESSAGE(rv.ok, "keys are in order but the values (input positions) are not where a STABLE sort puts "
+                         "them: " << rv.message());
+    if (!rv.ok) return false;
+  }
+  return true;
+}
+
+// Random keys of every type: over the whole range, or from 6 values only (many equal keys).
+template <class Key>
+std::vector<Key> onesweep_keys(std::size_t n, std::uint64_t seed, bool few) {
+  const std::vector<std::uint32_t> r = scanlab::random_vector<std::uint32_t>(n, seed, 0u, few ? 5u : 0xffffffffu);
+  const std::vector<std::uint32_t> hi = scanlab::random_vector<std::uint32_t>(n, seed ^ 0x5bd1e995u, 0u, 0xffffffffu);
+  std::vector<Key> keys(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<Key, std::uint64_t>) keys[i] = few ? r[i] * 0x9E3779B97F4A7C15ull : (std::uint64_t(hi[i]) << 32 | r[i]);
+    else if constexpr (std::is_floating_point_v<Key>) keys[i] = few ? (static_cast<float>(r[i]) - 2.5f) : (static_cast<float>(static_cast<std::int32_t>(r[i])) * 1e-3f);
+    else keys[i] = static_cast<Key>(few ? r[i] - 3u : r[i]);
+  }
+  return keys;
+}
+
+// Sizes around Onesweep's tiles (4096 keys of 4 bytes, 2048 of 8): one, a warp +-1, a tile +-1,
+// several tiles with a ragged end.
+template <class Key>
+void check_onesweep_sizes(bool pairs) {
+  const std::size_t tile = sizeof(Key) == 4 ? 4096 : 2048;
+  std::uint64_t stream = 900;
+  for (const std::size_t n : {std::size_t{1}, std::size_t{33}, tile - 1, tile, tile + 1, 5 * tile + 777}) {
+    for (const bool few : {false, true}) {
+      if (!check_onesweep(onesweep_keys<Key>(n, test_seed(++stream), few), pairs,
+                          few ? "keys from 6 values: many equal keys" : "keys over the whole range")) return;
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("split by one bit: false keys first, then true keys, each side in input order" *
@@ -161,4 +254,36 @@ TEST_CASE("limits: n == 0 leaves the keys alone, and one small sort works" * doc
   const Keys keys = scanlab::random_vector<std::uint32_t>(100, test_seed(9), 0u, 1000u);
   CHECK_MESSAGE(sort_on_device(keys, Algo::digits_keys, {{"n", 0}}).first == keys, "n == 0 must not change the keys");
   CHECK(check_sort(keys, Algo::digits_pairs, "small"));
+}
+
+TEST_CASE("onesweep sorts uint32 keys and pairs stably, in every block order" * doctest::description("points: 20")) {
+  for_each_block_order([] {
+    check_onesweep_sizes<std::uint32_t>(false);
+    check_onesweep_sizes<std::uint32_t>(true);
+  });
+}
+
+TEST_CASE("onesweep sorts int32, float and uint64 keys by value (the bit twiddle)" *
+          doctest::description("points: 10")) {
+  check_onesweep_sizes<std::int32_t>(true);
+  check_onesweep_sizes<float>(true);
+  check_onesweep_sizes<std::uint64_t>(true);
+  // Signs, zeros of both signs, infinities: -0.0 sorts before +0.0 (their bits differ).
+  const std::vector<float> special = {3.5f, -0.0f, 1e30f, -1e30f, 0.0f, -2.25f, 2.25f, -0.0f, 7.0f, -7.0f};
+  check_onesweep(special, true, "signed floats and both zeros");
+}
+
+TEST_CASE("onesweep: many tiles of few digits, and portions that carry the counts on" *
+          doctest::description("points: 10")) {
+  // Two keys, interleaved over many tiles: every tile's count of a digit has to come from the
+  // look-back, and an unstable ranking swaps the equal keys.
+  const std::size_t n = 9 * 4096 + 123;
+  std::vector<std::uint32_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = (i * 2654435761u >> 7) % 2 == 0 ? 0x10u : 0x0fu;
+  CHECK(check_onesweep(keys, true, "two keys, interleaved"));
+  // Portions of 3 tiles: each launch starts from the bins the previous one left.
+  CHECK(check_onesweep(onesweep_keys<std::uint32_t>(n, test_seed(77), false), true, "keys over the whole range",
+                       {{"portion", 3 * 4096}}));
+  CHECK(check_onesweep(onesweep_keys<std::uint32_t>(n, test_seed(78), true), false, "keys from 6 values",
+                       {{"portion", 2 * 4096}, {"in_place", true}}));
 }

@@ -1,4 +1,4 @@
-// Chapter 09's grading runner: the student's split and LSD radix sorts, run through the chapter's
+// Chapter 09's grading runner: the student's split, LSD radix sorts and Onesweep, run through the chapter's
 // given launch code on the keys (and values) the checker (09_radix_sort.cu) sends. It decides
 // nothing; see scanlab/grading/runner.hpp.
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/grading/runner.hpp>
 
+#include "onesweep_dispatch.cuh"
 #include "radix_sort_dispatch.cuh"
 
 using namespace scanlab::grading;
@@ -51,4 +52,41 @@ SCANLAB_GRADE_ENTRY(split_by_bit) {
   SCANLAB_CHECK_SYNC();
   call.output(d_keys_out.download());
   call.output(d_values_out.download());
+}
+
+// Onesweep of input 0 (keys of any of the key types) with input 1 (u32 values). Parameters: pairs
+// (false: keys only), portion (keys per launch of a pass, to test the portions without 2^28 keys;
+// default the largest), in_place (sort d_keys itself; default: into poisoned outputs). Outputs:
+// keys, values (keys only: the values untouched).
+template <class Key>
+void onesweep(Call& call) {
+  const std::vector<Key> keys = call.input<Key>(0);
+  const std::vector<std::uint32_t> values = call.input<std::uint32_t>(1);
+  if (values.size() != keys.size()) throw std::runtime_error("keys and values differ in length");
+  const std::size_t n = keys.size();
+  const bool pairs = call.param<bool>("pairs");
+  const bool in_place = call.param<bool>("in_place", false);
+  ch09::OnesweepWorkspace<Key> ws(n, call.param<std::size_t>("portion", ch09::kOnesweepMaxPortion));
+  scanlab::DeviceBuffer<Key> d_keys(keys), d_keys_out(n);
+  scanlab::DeviceBuffer<std::uint32_t> d_values(values), d_values_out(n);
+  d_keys_out.fill_poison();
+  d_values_out.fill_poison();
+  Key* keys_out = in_place ? d_keys.data() : d_keys_out.data();
+  std::uint32_t* values_out = in_place || !pairs ? d_values.data() : d_values_out.data();
+  if (pairs) ch09::onesweep_sort_pairs(d_keys.data(), keys_out, d_values.data(), values_out, n, ws);
+  else ch09::onesweep_sort_keys(d_keys.data(), keys_out, n, ws);
+  SCANLAB_CHECK_SYNC();
+  scanlab::DeviceBuffer<Key>& k = in_place ? d_keys : d_keys_out;
+  scanlab::DeviceBuffer<std::uint32_t>& v = in_place || !pairs ? d_values : d_values_out;
+  call.output(k.download());
+  call.output(v.download());
+}
+
+SCANLAB_GRADE_ENTRY(onesweep) {
+  const std::string type = call.param<std::string>("key_type");
+  if (type == "u32") onesweep<std::uint32_t>(call);
+  else if (type == "i32") onesweep<std::int32_t>(call);
+  else if (type == "f32") onesweep<float>(call);
+  else if (type == "u64") onesweep<std::uint64_t>(call);
+  else throw std::runtime_error("unknown key type " + type);
 }

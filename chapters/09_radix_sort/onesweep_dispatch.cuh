@@ -1,0 +1,365 @@
+// Chapter 09, given: the Onesweep radix sort's kernels and host side. Your code, the descriptors,
+// the ranking of a warp's keys and the look-back, is in onesweep.cuh (exercises/09_radix_sort/, or
+// solutions/ for the reference build); nothing here needs changing.
+//
+// A sort of n keys of B bits is B / 8 passes, least significant digit first, after one histogram:
+//   onesweep_histogram_kernel   reads the keys once and counts every pass's digits at once;
+//   onesweep_bins_kernel        an exclusive scan of each pass's 256 counts: where each digit's
+//                               keys start in that pass's output (the "bins");
+//   onesweep_pass_kernel        per pass, one tile per block, in the order of an atomic ticket:
+//     1. load     the tile's keys (and values), warp-striped: the tile's order is the input order;
+//     2. rank     your rank_in_warp per item: each key's rank among its warp's keys of its digit;
+//                 then, per digit, the warps' counts become prefixes: the tile's count of digit d
+//                 is known to thread d;
+//     3. publish  thread d publishes the tile's count of digit d (A; tile 0: P);
+//     4. exchange a block scan of the 256 counts gives where each digit starts in the tile; every
+//                 key goes to shared memory at its place in the tile sorted by the digit;
+//     5. look back thread d: your look_back_digit, the keys of digit d in all earlier tiles;
+//     6. scatter  consecutive threads copy consecutive keys of the sorted tile out, each to
+//                 bins[d] + (digit d's keys in earlier tiles) + (its rank among the tile's keys of
+//                 digit d): the keys of one digit go out as one run, so the stores coalesce.
+// Each pass reads and writes every key once (and every value): 2 x (key + value) bytes per element,
+// plus the tiles' descriptors (1 KiB per tile). Counts are 30 bits: more than 2^28 keys are sorted
+// in portions of at most 2^28 per launch, each portion starting from the bins the last tile of the
+// previous one left (the total count of each digit so far).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include <scanlab/block_scan.cuh>
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/monoid.hpp>
+#include <scanlab/nvtx.hpp>
+#include <scanlab/occupancy.hpp>
+#include <scanlab/single_pass/polls.cuh>
+#include <scanlab/single_pass/protocol.cuh>
+
+#include "onesweep.cuh"
+#include "onesweep_tile.cuh"
+
+namespace ch09 {
+
+// The tile per key size: 256 threads x 16 keys of 4 bytes, or x 8 of 8 bytes (the exchange holds
+// 16 KiB either way), with registers capped so that 3 blocks fit on an SM (4 fit by registers then,
+// measured on an H100: tests/gpu/tuning/ch09_onesweep_sweep.sh).
+template <class Key>
+using OnesweepShapeFor = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 16, 3>, OnesweepShape<256, 8, 3>>;
+
+// Thread d's look-back finds its predecessors' counts mostly published already (they are written
+// before the exchange): no sleep before the first read, a short one between reads of an X.
+constexpr scanlab::single_pass::PollSchedule kOnesweepPolls = {0, 100};
+
+// At most this many keys per launch of a pass (counts must fit the descriptors' 30 bits).
+constexpr std::size_t kOnesweepMaxPortion = (std::size_t(1) << 28) - 1;
+
+// ---------------------------------------------------------------------------------------------
+// The histograms and the bins
+// ---------------------------------------------------------------------------------------------
+
+constexpr int kHistogramThreads = 256;
+
+// histograms[p * 256 + d] += how many keys have digit d in pass p, for all passes at once. Each
+// block counts a grid-stride share of the keys in shared memory and adds its counts once.
+template <class Key>
+__global__ void __launch_bounds__(kHistogramThreads)
+    onesweep_histogram_kernel(const Key* keys, std::size_t n, unsigned* histograms) {
+  constexpr int kPasses = RadixKey<Key>::kPasses;
+  __shared__ unsigned counts[kPasses][kOnesweepDigits];
+  for (int i = static_cast<int>(threadIdx.x); i < kPasses * static_cast<int>(kOnesweepDigits); i += kHistogramThreads) {
+    counts[i / kOnesweepDigits][i % kOnesweepDigits] = 0;
+  }
+  __syncthreads();
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kHistogramThreads;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * kHistogramThreads + threadIdx.x; i < n; i += stride) {
+    const typename RadixKey<Key>::Bits bits = RadixKey<Key>::ordered_bits(keys[i]);
+#pragma unroll
+    for (int p = 0; p < kPasses; ++p) {
+      atomicAdd(&counts[p][static_cast<unsigned>(bits >> (p * kOnesweepDigitBits)) & (kOnesweepDigits - 1u)], 1u);
+    }
+  }
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < kPasses * static_cast<int>(kOnesweepDigits); i += kHistogramThreads) {
+    const unsigned c = counts[i / kOnesweepDigits][i % kOnesweepDigits];
+    if (c != 0) atomicAdd(&histograms[i], c);
+  }
+}
+
+// Block p: bins[p * stride + d] = the number of keys whose pass-p digit is below d (an exclusive
+// scan of pass p's histogram): where digit d's keys start in pass p's output.
+__global__ void __launch_bounds__(kOnesweepDigits)
+    onesweep_bins_kernel(const unsigned* histograms, unsigned* bins, std::size_t stride) {
+  using Scan = scanlab::BlockScan<unsigned, static_cast<int>(kOnesweepDigits)>;
+  __shared__ typename Scan::TempStorage temp;
+  unsigned item[1] = {histograms[blockIdx.x * kOnesweepDigits + threadIdx.x]};
+  unsigned total;
+  Scan(temp).exclusive_scan(item, scanlab::Plus<unsigned>{}, total);
+  bins[blockIdx.x * stride + threadIdx.x] = item[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// One pass
+// ---------------------------------------------------------------------------------------------
+
+template <class Shape, class Key, class Value>
+struct OnesweepStorage {
+  union {
+    Key keys[Shape::TILE_ITEMS];      // the tile sorted by the digit, then
+    Value values[Shape::TILE_ITEMS];  // its values in the same order
+  } exchange;
+  unsigned warp_counts[Shape::WARPS][kOnesweepDigits];  // each warp's count of each digit, then
+                                                        // where its keys of that digit go in the tile
+  unsigned warp_match[Shape::WARPS][kOnesweepDigits];   // rank_in_warp's meeting points (zero)
+  unsigned out_base[kOnesweepDigits];  // where the tile's keys of digit d go, minus their place in it
+  typename scanlab::BlockScan<unsigned, Shape::BLOCK_THREADS>::TempStorage scan;
+  unsigned tile_slot;
+};
+
+// Sorts keys [begin, end) of keys_in by the digit at `shift` into keys_out, at bins[d] + ... for
+// digit d. The last tile writes next_bins (when not null): bins plus this launch's counts, the
+// bins of the next portion. `words` and `ticket` are zero before the launch.
+template <class Shape, class Key, class Value, bool kPairs>
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, Shape::MIN_BLOCKS_PER_SM)
+    onesweep_pass_kernel(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
+                         std::size_t begin, std::size_t end, int shift, const unsigned* bins, unsigned* next_bins,
+                         unsigned* words, unsigned* ticket, scanlab::single_pass::PollSchedule polls) {
+  constexpr int ITEMS = Shape::ITEMS_PER_THREAD;
+  constexpr int THREADS = Shape::BLOCK_THREADS;
+  __shared__ OnesweepStorage<Shape, Key, Value> s;
+  const unsigned tile =
+      scanlab::single_pass::dynamic_tile_index(ticket, scanlab::single_pass::TileOrder::ticket, s.tile_slot);
+  const std::size_t tile_begin = begin + static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
+  const int valid = end - tile_begin < Shape::TILE_ITEMS ? static_cast<int>(end - tile_begin) : Shape::TILE_ITEMS;
+  const int warp = scanlab::warp_id();
+  const int lane = scanlab::lane_id();
+  const unsigned d_mine = threadIdx.x;  // the digit this thread publishes and looks back for
+
+  for (int i = static_cast<int>(threadIdx.x); i < Shape::WARPS * static_cast<int>(kOnesweepDigits); i += THREADS) {
+    (&s.warp_counts[0][0])[i] = 0;
+    (&s.warp_match[0][0])[i] = 0;
+  }
+
+  // 1. load, warp-striped: item j of this lane is key warp_first + j x 32 + lane of the tile
+  Key keys[ITEMS];
+  Value values[ITEMS];
+  const int warp_first = warp * ITEMS * scanlab::kWarpThreads;
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const int i = warp_first + j * scanlab::kWarpThreads + lane;
+    if (i < valid) {
+      keys[j] = __ldcs(&keys_in[tile_begin + i]);
+      if constexpr (kPairs) values[j] = __ldcs(&values_in[tile_begin + i]);
+    }
+  }
+  auto digit = [&](int j) {
+    return warp_first + j * scanlab::kWarpThreads + lane < valid ? RadixKey<Key>::digit(keys[j], shift) : kNoDigit;
+  };
+  __syncthreads();  // the counters are zero
+
+  // 2. count: each warp's count of each digit (shared atomics: here the order does not matter)
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const unsigned d = digit(j);
+    if (d != kNoDigit) atomicAdd(&s.warp_counts[warp][d], 1u);
+  }
+  __syncthreads();
+  unsigned count = 0;  // thread d: the tile's count of digit d
+  if (d_mine < kOnesweepDigits) {
+    for (int w = 0; w < Shape::WARPS; ++w) count += s.warp_counts[w][d_mine];
+  }
+
+  // 3. publish the counts at once: later tiles may be waiting for them
+  DigitCountDescriptors desc{words, d_mine};
+  if (d_mine < kOnesweepDigits) {
+    desc.publish(tile, tile == 0 ? scanlab::single_pass::kPrefix : scanlab::single_pass::kAggregate, count);
+  }
+
+  // 4. where each digit starts in the tile (a block scan of the counts), and where each warp's keys
+  //    of each digit start (the warps in order); then every key to its place in the sorted tile
+  unsigned start[1] = {count};
+  unsigned tile_total;
+  scanlab::BlockScan<unsigned, THREADS>(s.scan).exclusive_scan(start, scanlab::Plus<unsigned>{}, tile_total);
+  if (d_mine < kOnesweepDigits) {
+    unsigned place = start[0];
+    for (int w = 0; w < Shape::WARPS; ++w) {
+      const unsigned c = s.warp_counts[w][d_mine];
+      s.warp_counts[w][d_mine] = place;
+      place += c;
+    }
+  }
+  __syncthreads();
+  unsigned place[kPairs ? ITEMS : 1];  // pairs: the values follow their keys to the same places
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    const unsigned p = rank_in_warp(digit(j), s.warp_counts[warp], s.warp_match[warp]);
+    if (digit(j) != kNoDigit) s.exchange.keys[p] = keys[j];
+    if constexpr (kPairs) place[j] = p;
+  }
+
+  // 5. look back, one thread per digit
+  if (d_mine < kOnesweepDigits) {
+    const unsigned before = look_back_digit(desc, tile, count, polls);
+    const unsigned first = bins[d_mine] + before;  // where the tile's first key of digit d goes
+    s.out_base[d_mine] = first - start[0];         // minus its place in the sorted tile
+    if (next_bins != nullptr && tile_begin + Shape::TILE_ITEMS >= end) next_bins[d_mine] = first + count;
+  }
+  __syncthreads();  // the sorted tile and the bases
+
+  // 6. scatter: place p of the sorted tile goes to out_base[its digit] + p
+  unsigned out[kPairs ? ITEMS : 1];
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const int p = k * THREADS + static_cast<int>(threadIdx.x);
+    if (p < valid) {
+      const Key key = s.exchange.keys[p];
+      const unsigned o = s.out_base[RadixKey<Key>::digit(key, shift)] + static_cast<unsigned>(p);
+      keys_out[o] = key;
+      if constexpr (kPairs) out[k] = o;
+    }
+  }
+  if constexpr (kPairs) {
+    __syncthreads();  // every key has left the exchange
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      if (digit(j) != kNoDigit) s.exchange.values[place[j]] = values[j];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) {
+      const int p = k * THREADS + static_cast<int>(threadIdx.x);
+      if (p < valid) values_out[out[k]] = s.exchange.values[p];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host side
+// ---------------------------------------------------------------------------------------------
+
+// Scratch for sorting up to `capacity` keys of type Key (and values of type Value): a second key
+// and value buffer to ping-pong with, the histograms, the bins of every pass and portion, and one
+// portion's descriptors. Allocate once, outside timing. portion_keys (tests) lowers the portion.
+template <class Key, class Value = std::uint32_t, class TileShape = OnesweepShapeFor<Key>>
+struct OnesweepWorkspace {
+  using Shape = TileShape;
+  static constexpr int kPasses = RadixKey<Key>::kPasses;
+
+  explicit OnesweepWorkspace(std::size_t n, std::size_t portion_keys = kOnesweepMaxPortion)
+      : capacity(n),
+        portion(portion_tiles(portion_keys) * Shape::TILE_ITEMS),
+        portions(std::max<std::size_t>(1, (n + portion - 1) / portion)),
+        keys_alt(n),
+        values_alt(n),
+        histograms(static_cast<std::size_t>(kPasses) * kOnesweepDigits),
+        bins(static_cast<std::size_t>(kPasses) * portions * kOnesweepDigits),
+        descriptors(1 + portion_tiles(portion_keys) * kOnesweepDigits) {}
+
+  static std::size_t portion_tiles(std::size_t portion_keys) {
+    if (portion_keys < static_cast<std::size_t>(Shape::TILE_ITEMS) || portion_keys > kOnesweepMaxPortion) {
+      throw std::invalid_argument("ch09::OnesweepWorkspace: a portion holds one tile (" +
+                                  std::to_string(Shape::TILE_ITEMS) + " keys) to 2^28 - 1 keys");
+    }
+    return portion_keys / Shape::TILE_ITEMS;
+  }
+
+  std::size_t capacity;
+  scanlab::single_pass::PollSchedule polls = kOnesweepPolls;  // the look-back's waits (tuning)
+  std::size_t portion;   // keys per launch of a pass: whole tiles
+  std::size_t portions;  // launches per pass
+  scanlab::DeviceBuffer<Key> keys_alt;
+  scanlab::DeviceBuffer<Value> values_alt;
+  scanlab::DeviceBuffer<unsigned> histograms;  // pass x digit
+  scanlab::DeviceBuffer<unsigned> bins;        // pass x portion x digit
+  scanlab::DeviceBuffer<unsigned> descriptors; // the ticket, then one portion's tiles x 256 words
+};
+
+namespace detail {
+
+template <bool kPairs, class Key, class Value, class Shape>
+void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
+                   OnesweepWorkspace<Key, Value, Shape>& ws, cudaStream_t s, const char* who) {
+  constexpr int kPasses = RadixKey<Key>::kPasses;
+  static_assert(kPasses % 2 == 0, "an even number of passes ends in the output");
+  if (n >= 0xffffffffu || n > ws.capacity) {
+    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) +
+                                " is 2^32 - 1 or more (32-bit positions) or more than the workspace was made for (" +
+                                std::to_string(ws.capacity) + ")");
+  }
+  if (n == 0) return;
+
+  {
+    SCANLAB_NVTX_RANGE("ch09::onesweep histograms");
+    SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.histograms.data(), 0, ws.histograms.size() * sizeof(unsigned), s));
+    static const std::size_t resident = scanlab::resident_blocks(onesweep_histogram_kernel<Key>, kHistogramThreads);
+    const std::size_t blocks =
+        std::max<std::size_t>(1, std::min(resident, (n + kHistogramThreads - 1) / kHistogramThreads));
+    onesweep_histogram_kernel<Key><<<static_cast<unsigned>(blocks), kHistogramThreads, 0, s>>>(keys_in, n,
+                                                                                                 ws.histograms.data());
+    SCANLAB_CHECK_LAUNCH();
+    onesweep_bins_kernel<<<kPasses, kOnesweepDigits, 0, s>>>(ws.histograms.data(), ws.bins.data(),
+                                                             ws.portions * kOnesweepDigits);
+    SCANLAB_CHECK_LAUNCH();
+  }
+
+  // The passes alternate between the output and the workspace's buffer, so that an even number of
+  // passes ends in the output; keys_in == keys_out (in place) is allowed.
+  Key* keys[2] = {keys_out, ws.keys_alt.data()};
+  Value* values[2] = {values_out, ws.values_alt.data()};
+  const Key* from_keys = keys_in;
+  const Value* from_values = values_in;
+  int to = 1;
+  static const std::size_t resident =
+      scanlab::resident_blocks(onesweep_pass_kernel<Shape, Key, Value, kPairs>, Shape::BLOCK_THREADS);
+  for (int pass = 0; pass < kPasses; ++pass) {
+    SCANLAB_NVTX_RANGE("ch09::onesweep pass");
+    for (std::size_t q = 0; q < ws.portions; ++q) {
+      const std::size_t begin = q * ws.portion;
+      const std::size_t end = std::min(n, begin + ws.portion);
+      const std::size_t tiles = (end - begin + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
+      unsigned* pass_bins = ws.bins.data() + (static_cast<std::size_t>(pass) * ws.portions + q) * kOnesweepDigits;
+      unsigned* next_bins = q + 1 < ws.portions ? pass_bins + kOnesweepDigits : nullptr;
+      SCANLAB_CUDA_CHECK(
+          cudaMemsetAsync(ws.descriptors.data(), 0, (1 + tiles * kOnesweepDigits) * sizeof(unsigned), s));
+      const scanlab::single_pass::PollSchedule polls =
+          scanlab::single_pass::polls_for_grid(ws.polls, tiles, resident);
+      onesweep_pass_kernel<Shape, Key, Value, kPairs><<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(
+          from_keys, keys[to], from_values, kPairs ? values[to] : nullptr, begin, end, pass * kOnesweepDigitBits,
+          pass_bins, next_bins, ws.descriptors.data() + 1, ws.descriptors.data(), polls);
+      SCANLAB_CHECK_LAUNCH();
+    }
+    from_keys = keys[to];
+    from_values = values[to];
+    to = 1 - to;
+  }
+}
+
+}  // namespace detail
+
+// Onesweep LSD radix sort: d_keys_out = d_keys_in stably sorted by the keys' bits in sorting order
+// (onesweep_tile.cuh: for numbers, ascending; -0.0 before +0.0). In place (in == out) is allowed.
+// --8<-- [start:onesweep_host]
+template <class Key, class Value, class Shape>
+void onesweep_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, OnesweepWorkspace<Key, Value, Shape>& ws,
+                        cudaStream_t s = 0) {
+  SCANLAB_NVTX_RANGE("ch09::onesweep_sort_keys");
+  detail::onesweep_sort<false>(d_keys_in, d_keys_out, static_cast<const Value*>(nullptr), static_cast<Value*>(nullptr),
+                               n, ws, s, "ch09::onesweep_sort_keys");
+}
+// --8<-- [end:onesweep_host]
+
+// The same for key-value pairs: each value moves with its key.
+template <class Key, class Value, class Shape>
+void onesweep_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in, Value* d_values_out,
+                         std::size_t n, OnesweepWorkspace<Key, Value, Shape>& ws, cudaStream_t s = 0) {
+  SCANLAB_NVTX_RANGE("ch09::onesweep_sort_pairs");
+  detail::onesweep_sort<true>(d_keys_in, d_keys_out, d_values_in, d_values_out, n, ws, s,
+                                          "ch09::onesweep_sort_pairs");
+}
+
+}  // namespace ch09

@@ -1,0 +1,76 @@
+// Chapter 09, given: what the Onesweep radix sort's pieces share. The 8-bit digits, the keys as
+// bits in sorting order, the tile's shape and the lane masks. Your code (onesweep.cuh, in
+// exercises/09_radix_sort/ or solutions/) builds on these; nothing here needs changing.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include <scanlab/warp_scan.cuh>
+
+namespace ch09 {
+
+// Onesweep sorts by 8-bit digits: 4 passes for 32-bit keys, 8 for 64-bit ones.
+constexpr int kOnesweepDigitBits = 8;
+constexpr unsigned kOnesweepDigits = 1u << kOnesweepDigitBits;  // 256 bins
+// The digit of a key past the end of the input: in no bin.
+constexpr unsigned kNoDigit = kOnesweepDigits;
+
+// ---- keys as bits in sorting order (the "bit twiddle") ------------------------------------------
+// A radix sort compares bit patterns as unsigned numbers, most significant digit last. Unsigned keys
+// are already in that order. For signed integers, flipping the sign bit moves the negative ones
+// below the positive ones. For IEEE floats, a positive number's bits grow with its value, a negative
+// number's bits grow as it falls: flip the sign bit of a positive, all bits of a negative.
+// (So -0.0 sorts before +0.0, and NaNs with the sign bit set first, the others last: the order of
+// the bits, as CUB's DeviceRadixSort gives too.) The sort moves the keys themselves; only the digits
+// come from the twiddled bits.
+template <class Key>
+struct RadixKey {
+  static_assert(sizeof(Key) == 4 || sizeof(Key) == 8, "Onesweep sorts 32-bit and 64-bit keys");
+  static_assert(std::is_arithmetic_v<Key>, "Onesweep sorts integers and floating-point numbers");
+  using Bits = std::conditional_t<sizeof(Key) == 4, std::uint32_t, std::uint64_t>;
+  static constexpr int kBits = 8 * static_cast<int>(sizeof(Key));
+  static constexpr int kPasses = kBits / kOnesweepDigitBits;
+  static constexpr Bits kSignBit = Bits(1) << (kBits - 1);
+
+  __host__ __device__ static Bits ordered_bits(Key key) {
+    Bits b;
+    memcpy(&b, &key, sizeof(Key));
+    if constexpr (std::is_floating_point_v<Key>) {
+      return (b & kSignBit) ? ~b : (b | kSignBit);
+    } else if constexpr (std::is_signed_v<Key>) {
+      return b ^ kSignBit;
+    } else {
+      return b;
+    }
+  }
+
+  __host__ __device__ static unsigned digit(Key key, int shift) {
+    return static_cast<unsigned>(ordered_bits(key) >> shift) & (kOnesweepDigits - 1u);
+  }
+};
+
+// ---- the tile -----------------------------------------------------------------------------------
+// A tile is BLOCK_THREADS x ITEMS keys. Warp w owns the ITEMS x 32 consecutive keys from
+// w x ITEMS x 32 on, and loads them warp-striped: its item j is key w x ITEMS x 32 + j x 32 + lane,
+// so that every load of a warp is 32 consecutive keys. The tile's order of its keys, (warp, item,
+// lane), is then the input order, which is what makes the sort stable.
+// MIN_BLOCKS_PER_SM goes to __launch_bounds__ (a cap on the registers per thread).
+template <int THREADS, int ITEMS, int MIN_BLOCKS = 1>
+struct OnesweepShape {
+  static constexpr int BLOCK_THREADS = THREADS;
+  static constexpr int ITEMS_PER_THREAD = ITEMS;
+  static constexpr int MIN_BLOCKS_PER_SM = MIN_BLOCKS;
+  static constexpr int WARPS = THREADS / scanlab::kWarpThreads;
+  static constexpr int TILE_ITEMS = THREADS * ITEMS;
+  static_assert(THREADS % scanlab::kWarpThreads == 0, "whole warps");
+  static_assert(THREADS >= static_cast<int>(kOnesweepDigits), "one thread per digit publishes and looks back");
+};
+
+// The lanes below this one: bit l set for every lane l < lane_id().
+__device__ __forceinline__ unsigned lanes_below() { return (1u << scanlab::lane_id()) - 1u; }
+
+}  // namespace ch09

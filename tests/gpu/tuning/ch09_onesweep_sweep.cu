@@ -1,0 +1,111 @@
+// Chapter 09's Onesweep tuning sweep on a GPU (run by ch09_onesweep_sweep.sh): the whole sort of
+// uint32 keys (and key-value pairs) with several tile shapes and poll schedules against
+// cub::DeviceRadixSort in the same process, 2^24..2^28 random keys; median of 15 after 3 warm-ups;
+// every variant's output is compared with CUB's.
+#include <algorithm>
+#include <cstdio>
+#include <cstdint>
+#include <vector>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "onesweep_dispatch.cuh"
+
+#ifndef VARIANT
+#define VARIANT "onesweep"
+#endif
+
+template <class F>
+float time_it(F f) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
+  std::vector<float> t;
+  for (int i = 0; i < 3; ++i) f();
+  for (int r = 0; r < 15; ++r) {
+    cudaEventRecord(a);
+    f();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return t[t.size() / 2];
+}
+
+// Device buffers equal?
+bool same_on_device(const std::uint32_t* a, const std::uint32_t* b, std::size_t n) {
+  std::vector<std::uint32_t> x(n), y(n);
+  cudaMemcpy(x.data(), a, n * 4, cudaMemcpyDeviceToHost);
+  cudaMemcpy(y.data(), b, n * 4, cudaMemcpyDeviceToHost);
+  return x == y;
+}
+
+struct Buffers {
+  std::size_t n;
+  std::uint32_t *keys, *out, *values, *values_out, *want;
+};
+
+template <class Shape>
+void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs,
+             scanlab::single_pass::PollSchedule polls = ch09::kOnesweepPolls) {
+  ch09::OnesweepWorkspace<std::uint32_t, std::uint32_t, Shape> ws(b.n);
+  ws.polls = polls;
+  const float k = time_it([&] { ch09::onesweep_sort_keys(b.keys, b.out, b.n, ws); });
+  const bool ok = same_on_device(b.out, b.want, b.n);
+  const float p = time_it([&] { ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws); });
+  int regs = 0;
+  cudaFuncAttributes attr{};
+  cudaFuncGetAttributes(&attr, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>);
+  regs = attr.numRegs;
+  int per_sm = 0;
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>,
+                                                Shape::BLOCK_THREADS, 0);
+  std::printf("  %-8s %-16s polls %4u,%4u  regs %3d blocks/SM %d | keys %.4f ms x%.3f | pairs %.4f ms x%.3f %s\n", VARIANT, name,
+              polls.first_ns, polls.every_ns, regs, per_sm, k, cub_keys / k, p, cub_pairs / p, ok ? "ok" : "WRONG");
+}
+
+int main() {
+  for (int lg : {24, 26, 28}) {
+    const std::size_t n = std::size_t(1) << lg;
+    std::vector<std::uint32_t> h(n);
+    std::uint64_t s = 88172645463325252ull;
+    for (auto& x : h) {
+      s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+      x = static_cast<std::uint32_t>(s >> 16);
+    }
+    Buffers b{n};
+    cudaMalloc(&b.keys, n * 4); cudaMalloc(&b.out, n * 4); cudaMalloc(&b.values, n * 4);
+    cudaMalloc(&b.values_out, n * 4); cudaMalloc(&b.want, n * 4);
+    cudaMemcpy(b.keys, h.data(), n * 4, cudaMemcpyHostToDevice);
+    cudaMemset(b.values, 0, n * 4);
+    std::size_t tb = 0, tb2 = 0;
+    cub::DeviceRadixSort::SortKeys(nullptr, tb, b.keys, b.want, n);
+    cub::DeviceRadixSort::SortPairs(nullptr, tb2, b.keys, b.want, b.values, b.values_out, n);
+    tb = std::max(tb, tb2);
+    void* tmp;
+    cudaMalloc(&tmp, tb);
+    const float ck = time_it([&] { std::size_t t = tb; cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, n); });
+    const float cp = time_it([&] {
+      std::size_t t = tb; cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, n);
+    });
+    float copy = time_it([&] { cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice); });
+    std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms, SortPairs %.4f ms\n", lg, copy, ck, cp);
+    using namespace ch09;
+    variant<OnesweepShape<256, 16, 3>>("256x16 min3", b, ck, cp);
+    variant<OnesweepShape<256, 16, 4>>("256x16 min4", b, ck, cp);
+    variant<OnesweepShape<256, 20, 3>>("256x20 min3", b, ck, cp);
+    variant<OnesweepShape<384, 12, 2>>("384x12 min2", b, ck, cp);
+    variant<OnesweepShape<512, 8, 3>>("512x8 min3", b, ck, cp);
+    variant<OnesweepShape<256, 16, 3>>("256x16 min3", b, ck, cp, {0, 0});
+    variant<OnesweepShape<256, 16, 3>>("256x16 min3", b, ck, cp, {0, 400});
+    cudaFree(b.keys); cudaFree(b.out); cudaFree(b.values); cudaFree(b.values_out); cudaFree(b.want); cudaFree(tmp);
+  }
+  const cudaError_t e = cudaDeviceSynchronize();
+  std::printf("%s\n", cudaGetErrorString(e));
+  return e == cudaSuccess ? 0 : 1;
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Chapter 09's Onesweep tuning sweep on a GPU: builds ch09_onesweep_sweep.cu (tile shapes and poll
+# schedules as template and run-time choices of one program) and runs it. Prints each variant's
+# time for uint32 keys and pairs against cub::DeviceRadixSort at 2^24, 2^26 and 2^28.
+#
+#   tests/gpu/tuning/ch09_onesweep_sweep.sh
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+work=$(mktemp -d)
+nvcc -std=c++17 -O3 -arch=sm_90 -I solutions/09_radix_sort -I chapters/09_radix_sort -I common/include \
+  tests/gpu/tuning/ch09_onesweep_sweep.cu -o "$work/sweep"
+"$work/sweep"
