@@ -46,11 +46,12 @@
 
 namespace ch09 {
 
-// The tile per key size: 256 threads x 16 keys of 4 bytes, or x 8 of 8 bytes (the exchange holds
-// 16 KiB either way), with registers capped so that 3 blocks fit on an SM (4 fit by registers then,
-// measured on an H100: tests/gpu/tuning/ch09_onesweep_sweep.sh).
+// The tile per key size: 256 threads x 20 keys of 4 bytes (registers capped so that 4 blocks fit on
+// an SM for keys, 3 for pairs: measured on an H100 with tests/gpu/tuning/ch09_onesweep_sweep.sh),
+// or x 8 keys of 8 bytes (not tuned).
 template <class Key>
-using OnesweepShapeFor = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 16, 3>, OnesweepShape<256, 8, 3>>;
+using OnesweepShapeFor =
+    std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 20, 4, 3>, OnesweepShape<256, 8, 3>>;
 
 // Thread d's look-back finds its predecessors' counts mostly published already (they are written
 // before the exchange): no sleep before the first read, a short one between reads of an X.
@@ -125,7 +126,7 @@ struct OnesweepStorage {
 // digit d. The last tile writes next_bins (when not null): bins plus this launch's counts, the
 // bins of the next portion. `words` and `ticket` are zero before the launch.
 template <class Shape, class Key, class Value, bool kPairs>
-__global__ void __launch_bounds__(Shape::BLOCK_THREADS, Shape::MIN_BLOCKS_PER_SM)
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, Shape::template MIN_BLOCKS_PER_SM<kPairs>)
     onesweep_pass_kernel(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                          std::size_t begin, std::size_t end, int shift, const unsigned* bins, unsigned* next_bins,
                          unsigned* words, unsigned* ticket, scanlab::single_pass::PollSchedule polls) {

@@ -58,12 +58,14 @@ struct RadixKey {
 // w x ITEMS x 32 on, and loads them warp-striped: its item j is key w x ITEMS x 32 + j x 32 + lane,
 // so that every load of a warp is 32 consecutive keys. The tile's order of its keys, (warp, item,
 // lane), is then the input order, which is what makes the sort stable.
-// MIN_BLOCKS_PER_SM goes to __launch_bounds__ (a cap on the registers per thread).
-template <int THREADS, int ITEMS, int MIN_BLOCKS = 1>
+// The minimum blocks per SM go to __launch_bounds__ (a cap on the registers per thread), one for
+// sorting keys and one for pairs (which hold a value beside every key).
+template <int THREADS, int ITEMS, int MIN_BLOCKS_KEYS = 1, int MIN_BLOCKS_PAIRS = MIN_BLOCKS_KEYS>
 struct OnesweepShape {
   static constexpr int BLOCK_THREADS = THREADS;
   static constexpr int ITEMS_PER_THREAD = ITEMS;
-  static constexpr int MIN_BLOCKS_PER_SM = MIN_BLOCKS;
+  template <bool kPairs>
+  static constexpr int MIN_BLOCKS_PER_SM = kPairs ? MIN_BLOCKS_PAIRS : MIN_BLOCKS_KEYS;
   static constexpr int WARPS = THREADS / scanlab::kWarpThreads;
   static constexpr int TILE_ITEMS = THREADS * ITEMS;
   static_assert(THREADS % scanlab::kWarpThreads == 0, "whole warps");

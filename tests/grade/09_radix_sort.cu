@@ -183,11 +183,25 @@ std::vector<Key> onesweep_keys(std::size_t n, std::uint64_t seed, bool few) {
   return keys;
 }
 
-// Sizes around Onesweep's tiles (4096 keys of 4 bytes, 2048 of 8): one, a warp +-1, a tile +-1,
-// several tiles with a ragged end.
+// Keys per tile of Onesweep's given shape for this key type (the runner says, once per type).
+template <class Key>
+std::size_t onesweep_tile() {
+  static const std::size_t tile = [] {
+    const Reply r = Request("onesweep")
+                        .params({{"key_type", key_tag<Key>()}, {"pairs", false}})
+                        .input(std::vector<Key>{Key(1)})
+                        .input(Keys{0u})
+                        .send();
+    return static_cast<std::size_t>(r.info.value("tile_items", 0LL));
+  }();
+  REQUIRE_MESSAGE(tile > 0, "the runner did not say how many keys a tile holds");
+  return tile;
+}
+
+// Sizes around Onesweep's tiles: one, a warp +-1, a tile +-1, several tiles with a ragged end.
 template <class Key>
 void check_onesweep_sizes(bool pairs) {
-  const std::size_t tile = sizeof(Key) == 4 ? 4096 : 2048;
+  const std::size_t tile = onesweep_tile<Key>();
   std::uint64_t stream = 900;
   for (const std::size_t n : {std::size_t{1}, std::size_t{33}, tile - 1, tile, tile + 1, 5 * tile + 777}) {
     for (const bool few : {false, true}) {
@@ -257,10 +271,8 @@ TEST_CASE("limits: n == 0 leaves the keys alone, and one small sort works" * doc
 }
 
 TEST_CASE("onesweep sorts uint32 keys and pairs stably, in every block order" * doctest::description("points: 20")) {
-  for_each_block_order([] {
-    check_onesweep_sizes<std::uint32_t>(false);
-    check_onesweep_sizes<std::uint32_t>(true);
-  });
+  check_onesweep_sizes<std::uint32_t>(false);
+  for_each_block_order([] { check_onesweep_sizes<std::uint32_t>(true); });
 }
 
 TEST_CASE("onesweep sorts int32, float and uint64 keys by value (the bit twiddle)" *
@@ -277,13 +289,14 @@ TEST_CASE("onesweep: many tiles of few digits, and portions that carry the count
           doctest::description("points: 10")) {
   // Two keys, interleaved over many tiles: every tile's count of a digit has to come from the
   // look-back, and an unstable ranking swaps the equal keys.
-  const std::size_t n = 9 * 4096 + 123;
+  const std::size_t tile = onesweep_tile<std::uint32_t>();
+  const std::size_t n = 9 * tile + 123;
   std::vector<std::uint32_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = (i * 2654435761u >> 7) % 2 == 0 ? 0x10u : 0x0fu;
   CHECK(check_onesweep(keys, true, "two keys, interleaved"));
   // Portions of 3 tiles: each launch starts from the bins the previous one left.
   CHECK(check_onesweep(onesweep_keys<std::uint32_t>(n, test_seed(77), false), true, "keys over the whole range",
-                       {{"portion", 3 * 4096}}));
+                       {{"portion", 3 * tile}}));
   CHECK(check_onesweep(onesweep_keys<std::uint32_t>(n, test_seed(78), true), false, "keys from 6 values",
-                       {{"portion", 2 * 4096}, {"in_place", true}}));
+                       {{"portion", 2 * tile}, {"in_place", true}}));
 }

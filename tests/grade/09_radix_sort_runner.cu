@@ -57,7 +57,7 @@ SCANLAB_GRADE_ENTRY(split_by_bit) {
 // Onesweep of input 0 (keys of any of the key types) with input 1 (u32 values). Parameters: pairs
 // (false: keys only), portion (keys per launch of a pass, to test the portions without 2^28 keys;
 // default the largest), in_place (sort d_keys itself; default: into poisoned outputs). Outputs:
-// keys, values (keys only: the values untouched).
+// keys, values (keys only: the values untouched); info: tile_items, the keys per tile.
 template <class Key>
 void onesweep(Call& call) {
   const std::vector<Key> keys = call.input<Key>(0);
@@ -76,6 +76,7 @@ void onesweep(Call& call) {
   if (pairs) ch09::onesweep_sort_pairs(d_keys.data(), keys_out, d_values.data(), values_out, n, ws);
   else ch09::onesweep_sort_keys(d_keys.data(), keys_out, n, ws);
   SCANLAB_CHECK_SYNC();
+  call.info()["tile_items"] = ch09::OnesweepWorkspace<Key>::Shape::TILE_ITEMS;  // the checker's sizes
   scanlab::DeviceBuffer<Key>& k = in_place ? d_keys : d_keys_out;
   scanlab::DeviceBuffer<std::uint32_t>& v = in_place || !pairs ? d_values : d_values_out;
   call.output(k.download());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <vector>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -60,7 +61,7 @@ void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs
   const float p = time_it([&] { ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws); });
   int regs = 0;
   cudaFuncAttributes attr{};
-  cudaFuncGetAttributes(&attr, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>);
+  cudaFuncGetAttributes(&attr, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>);  // keys
   regs = attr.numRegs;
   int per_sm = 0;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>,
@@ -70,14 +71,19 @@ void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs
 }
 
 int main() {
+  // Two key distributions: uniform over all 32 bits, and the benchmark's (int32 in [-100, 100] as
+  // uint32 bit patterns: the top three bytes are all 0x00 or all 0xff).
+  for (const bool narrow : {false, true})
+    if (!(narrow && getenv("UNIFORM_ONLY")))
   for (int lg : {24, 26, 28}) {
     const std::size_t n = std::size_t(1) << lg;
     std::vector<std::uint32_t> h(n);
     std::uint64_t s = 88172645463325252ull;
     for (auto& x : h) {
       s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-      x = static_cast<std::uint32_t>(s >> 16);
+      x = narrow ? static_cast<std::uint32_t>(static_cast<int>((s >> 16) % 201) - 100) : static_cast<std::uint32_t>(s >> 16);
     }
+    std::printf("%s keys\n", narrow ? "int32 in [-100, 100]" : "uniform 32-bit");
     Buffers b{n};
     cudaMalloc(&b.keys, n * 4); cudaMalloc(&b.out, n * 4); cudaMalloc(&b.values, n * 4);
     cudaMalloc(&b.values_out, n * 4); cudaMalloc(&b.want, n * 4);
@@ -96,13 +102,11 @@ int main() {
     float copy = time_it([&] { cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice); });
     std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms, SortPairs %.4f ms\n", lg, copy, ck, cp);
     using namespace ch09;
+    variant<OnesweepShapeFor<std::uint32_t>>("default", b, ck, cp);
     variant<OnesweepShape<256, 16, 3>>("256x16 min3", b, ck, cp);
-    variant<OnesweepShape<256, 16, 4>>("256x16 min4", b, ck, cp);
-    variant<OnesweepShape<256, 20, 3>>("256x20 min3", b, ck, cp);
-    variant<OnesweepShape<384, 12, 2>>("384x12 min2", b, ck, cp);
-    variant<OnesweepShape<512, 8, 3>>("512x8 min3", b, ck, cp);
-    variant<OnesweepShape<256, 16, 3>>("256x16 min3", b, ck, cp, {0, 0});
-    variant<OnesweepShape<256, 16, 3>>("256x16 min3", b, ck, cp, {0, 400});
+    variant<OnesweepShape<256, 16, 5, 3>>("256x16 min5,3", b, ck, cp);
+    variant<OnesweepShape<256, 20, 4, 3>>("256x20 min4,3", b, ck, cp);
+    variant<OnesweepShape<256, 24, 4, 3>>("256x24 min4,3", b, ck, cp);
     cudaFree(b.keys); cudaFree(b.out); cudaFree(b.values); cudaFree(b.values_out); cudaFree(b.want); cudaFree(tmp);
   }
   const cudaError_t e = cudaDeviceSynchronize();
