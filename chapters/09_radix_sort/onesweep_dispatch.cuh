@@ -125,8 +125,9 @@ struct OnesweepStorage {
 // Sorts keys [begin, end) of keys_in by the digit at `shift` into keys_out, at bins[d] + ... for
 // digit d. The last tile writes next_bins (when not null): bins plus this launch's counts, the
 // bins of the next portion. `words` and `ticket` are zero before the launch.
-template <class Shape, class Key, class Value, bool kPairs>
-__global__ void __launch_bounds__(Shape::BLOCK_THREADS, Shape::template MIN_BLOCKS_PER_SM<kPairs>)
+template <class Shape, class Key, class Value, bool kPairs,
+          int kMinBlocks = kPairs ? Shape::MIN_BLOCKS_PER_SM_PAIRS : Shape::MIN_BLOCKS_PER_SM_KEYS>
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
     onesweep_pass_kernel(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                          std::size_t begin, std::size_t end, int shift, const unsigned* bins, unsigned* next_bins,
                          unsigned* words, unsigned* ticket, scanlab::single_pass::PollSchedule polls) {

@@ -64,8 +64,8 @@ template <int THREADS, int ITEMS, int MIN_BLOCKS_KEYS = 1, int MIN_BLOCKS_PAIRS 
 struct OnesweepShape {
   static constexpr int BLOCK_THREADS = THREADS;
   static constexpr int ITEMS_PER_THREAD = ITEMS;
-  template <bool kPairs>
-  static constexpr int MIN_BLOCKS_PER_SM = kPairs ? MIN_BLOCKS_PAIRS : MIN_BLOCKS_KEYS;
+  static constexpr int MIN_BLOCKS_PER_SM_KEYS = MIN_BLOCKS_KEYS;
+  static constexpr int MIN_BLOCKS_PER_SM_PAIRS = MIN_BLOCKS_PAIRS;
   static constexpr int WARPS = THREADS / scanlab::kWarpThreads;
   static constexpr int TILE_ITEMS = THREADS * ITEMS;
   static_assert(THREADS % scanlab::kWarpThreads == 0, "whole warps");
