@@ -2,15 +2,23 @@
 // the chapter's given code on the inputs the checker (12_multi_gpu_scan.cu) sends. It decides
 // nothing; see scanlab/grading/runner.hpp.
 //
-// The ranks of a scan across devices are processes here too: for multi_rank_scan this runner
-// forks one process per rank (chapters/12_multi_gpu_scan/rank_processes.hpp), each with its own
-// emulated device holding only its slice, and the ranks exchange their totals through that file's
-// Communicator (socket pairs). Not mpirun: mpirun does start inside the grader's sandbox, but the
-// runner must stay the one process that reads the checker's requests on standard input and
-// answers on its reply channel, which mpirun hands to no rank; an mpirun per request would also
-// cost about half a second each. The exchange is the same collective through the same interface.
+// The ranks of a scan across devices, for multi_rank_scan:
+//   emulator  one process per rank, forked by this runner (chapters/12_multi_gpu_scan/
+//             rank_processes.hpp), each with its own emulated device holding only its slice; the
+//             ranks exchange their totals through that file's Communicator (socket pairs)
+//   GPU       one thread per rank, all on this runner's GPU (a process that has used CUDA cannot
+//             fork children that use it, and NCCL refuses two ranks on one GPU); the ranks exchange
+//             through ThreadRanks below
+// Not mpirun: mpirun does start inside the grader's sandbox, but the runner must stay the one
+// process that reads the checker's requests on standard input and answers on its reply channel,
+// which mpirun hands to no rank; an mpirun per request would also cost about half a second each.
+// Either way the exchange is the same collective through the same Communicator interface.
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -41,6 +49,83 @@ ch12::Form form_of(const Call& call) {
   if (f != "fused" && f != "scan-then-add") throw std::runtime_error("form '" + f + "' is not a form");
   return f == "fused" ? ch12::Form::fused : ch12::Form::scan_then_add;
 }
+
+#if !defined(SCANLAB_EMU)
+// Ranks as threads of this process: run(body) runs body(comm) in `ranks` threads and returns each
+// one's status. An allgather waits for every rank; a rank that failed ends every wait with an
+// error, so that no rank waits for it forever.
+class ThreadRanks {
+ public:
+  explicit ThreadRanks(int ranks) : ranks_(ranks) {}
+
+  template <class Body>
+  std::vector<int> run(Body&& body) {
+    std::vector<int> statuses(static_cast<std::size_t>(ranks_), 1);
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks_; ++r) {
+      threads.emplace_back([&, r] {
+        Rank comm(*this, r);
+        try {
+          statuses[static_cast<std::size_t>(r)] = body(static_cast<ch12::Communicator&>(comm));
+        } catch (...) {
+          statuses[static_cast<std::size_t>(r)] = 1;
+        }
+        if (statuses[static_cast<std::size_t>(r)] != 0) fail();
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    return statuses;
+  }
+
+ private:
+  class Rank final : public ch12::Communicator {
+   public:
+    Rank(ThreadRanks& all, int rank) : all_(all), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int size() const override { return all_.ranks_; }
+    std::string name() const override { return "threads of one process"; }
+    void allgather_bytes(const void* mine, void* all, std::size_t bytes) override {
+      all_.allgather(rank_, mine, all, bytes);
+    }
+
+   private:
+    ThreadRanks& all_;
+    int rank_;
+  };
+
+  void allgather(int rank, const void* mine, void* all, std::size_t bytes) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (failed_) throw std::runtime_error("another rank failed");
+    if (arrived_ == 0) gathering_.assign(bytes * static_cast<std::size_t>(ranks_), 0);
+    std::memcpy(gathering_.data() + bytes * static_cast<std::size_t>(rank), mine, bytes);
+    const unsigned long round = round_;
+    if (++arrived_ == ranks_) {
+      arrived_ = 0;
+      gathered_ = gathering_;
+      ++round_;
+      changed_.notify_all();
+    } else {
+      changed_.wait(lock, [&] { return round_ != round || failed_; });
+      if (round_ == round) throw std::runtime_error("another rank failed");
+    }
+    std::memcpy(all, gathered_.data(), bytes * static_cast<std::size_t>(ranks_));
+  }
+
+  void fail() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    failed_ = true;
+    changed_.notify_all();
+  }
+
+  int ranks_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<unsigned char> gathering_, gathered_;
+  int arrived_ = 0;
+  unsigned long round_ = 0;
+  bool failed_ = false;
+};
+#endif
 
 }  // namespace
 
@@ -90,7 +175,7 @@ SCANLAB_GRADE_ENTRY(multi_rank_scan) {
     if (n > 0) scanlab::fill_poison(out.data(), n);
     if (messages.size() > 0) std::memset(messages.data(), 0, messages.size());
 
-    const std::vector<int> statuses = ch12::run_rank_processes(ranks, [&](ch12::Communicator& comm) -> int {
+    auto rank_body = [&](ch12::Communicator& comm) -> int {
       char* message = messages.data() + static_cast<std::size_t>(comm.rank()) * kMessage;
       try {
         const ch12::Slice slice = ch12::slice_of(n, comm.size(), comm.rank());
@@ -110,7 +195,12 @@ SCANLAB_GRADE_ENTRY(multi_rank_scan) {
         std::snprintf(message, kMessage, "%s", e.what());
         return 1;
       }
-    });
+    };
+#if defined(SCANLAB_EMU)
+    const std::vector<int> statuses = ch12::run_rank_processes(ranks, rank_body);
+#else
+    const std::vector<int> statuses = ThreadRanks(ranks).run(rank_body);
+#endif
     std::string failures;
     for (int r = 0; r < ranks; ++r) {
       if (statuses[static_cast<std::size_t>(r)] == 0) continue;
