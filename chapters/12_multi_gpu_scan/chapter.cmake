@@ -37,11 +37,17 @@ if(SCANLAB_HAVE_CUDA)
       list(APPEND _nccl_hints ${_nccl_wheel})
     endif()
   endif()
+  # Another SCANLAB_NCCL_ROOT than at the last configure: look again.
+  if(NOT "${SCANLAB_NCCL_ROOT}" STREQUAL "${_SCANLAB_NCCL_ROOT_SEARCHED}")
+    unset(SCANLAB_NCCL_INCLUDE_DIR CACHE)
+    unset(SCANLAB_NCCL_LIBRARY CACHE)
+    set(_SCANLAB_NCCL_ROOT_SEARCHED "${SCANLAB_NCCL_ROOT}" CACHE INTERNAL "")
+  endif()
   get_filename_component(_cuda_root "${CUDAToolkit_BIN_DIR}" DIRECTORY)
   find_path(SCANLAB_NCCL_INCLUDE_DIR nccl.h HINTS ${_nccl_hints} ${CUDAToolkit_INCLUDE_DIRS} ${_cuda_root}
             PATH_SUFFIXES include)
   # The wheel ships libnccl.so.2 alone (no libnccl.so link), hence the second name.
-  find_library(SCANLAB_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_nccl_hints} ${CUDAToolkit_LIBRARY_DIR} ${_cuda_root}
+  find_library(SCANLAB_NCCL_LIBRARY NAMES nccl libnccl.so.2 NAMES_PER_DIR HINTS ${_nccl_hints} ${CUDAToolkit_LIBRARY_DIR} ${_cuda_root}
                PATH_SUFFIXES lib lib64)
   if(SCANLAB_NCCL_INCLUDE_DIR AND SCANLAB_NCCL_LIBRARY)
     set(SCANLAB_HAVE_NCCL ON)

@@ -20,6 +20,7 @@
 
 namespace ch12 {
 
+// --8<-- [start:communicator]
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -31,8 +32,10 @@ class Communicator {
   // rank r's, on every rank. A collective: every rank of the communicator must call it.
   virtual void allgather_bytes(const void* mine, void* all, std::size_t bytes) = 0;
 };
+// --8<-- [end:communicator]
 
 // The allgather of one value per rank: result[r] is rank r's value, on every rank.
+// --8<-- [start:allgather_value]
 template <class T>
 std::vector<T> allgather(Communicator& comm, const T& mine) {
   static_assert(std::is_trivially_copyable_v<T>, "values cross process boundaries as bytes");
@@ -40,5 +43,6 @@ std::vector<T> allgather(Communicator& comm, const T& mine) {
   comm.allgather_bytes(&mine, all.data(), sizeof(T));
   return all;
 }
+// --8<-- [end:allgather_value]
 
 }  // namespace ch12

@@ -46,6 +46,7 @@ class NcclCommunicator final : public Communicator {
            std::to_string(version % 100);
   }
 
+  // --8<-- [start:nccl_allgather]
   void allgather_bytes(const void* mine, void* all, std::size_t bytes) override {
     const std::size_t whole = bytes * static_cast<std::size_t>(size_);
     if (whole > staging_bytes_) {
@@ -61,6 +62,7 @@ class NcclCommunicator final : public Communicator {
     SCANLAB_CUDA_CHECK(cudaMemcpyAsync(all, recv, whole, cudaMemcpyDeviceToHost, stream_));
     SCANLAB_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
+  // --8<-- [end:nccl_allgather]
 
  private:
   int rank_;
