@@ -217,23 +217,44 @@ int run(const Config& cfg, ch12::Communicator& comm, Op op) {
     // The whole operation, exchange included, started together on every rank (a barrier before
     // each run): the time of a run is the slowest rank's.
     SCANLAB_NVTX_RANGE("ch12 timing");
+    std::vector<double> step_samples[4];
     auto once = [&] {
       barrier(comm);
       const auto t0 = std::chrono::steady_clock::now();
-      ch12::multi_gpu_scan(comm, scan, d_in.data(), d_out, slice.size, cfg.kind, op, form);
+      const ch12::RankResult<T> r = ch12::multi_gpu_scan(comm, scan, d_in.data(), d_out, slice.size, cfg.kind, op, form);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      for (int k = 0; k < 4; ++k) step_samples[k].push_back(r.step_ms[k]);
       double slowest = 0;
       for (const double t : ch12::allgather(comm, ms)) slowest = std::max(slowest, t);
       return slowest;
     };
     for (int i = 0; i < 3; ++i) once();
+    for (auto& v : step_samples) v.clear();
     std::vector<double> samples;
     for (int i = 0; i < cfg.common.repeat; ++i) samples.push_back(once());
     const scanlab::TimingStats stats = scanlab::summarize_ms(samples);
     const double gbps = scanlab::gbps(2.0 * static_cast<double>(n) * sizeof(T), stats.median_ms);
+    // Where the time goes: each step's median on each rank, and the largest of those over the ranks
+    // (a rank's step 2 includes its wait for the slowest rank's step 1).
+    struct Steps {
+      double ms[4];
+    };
+    Steps mine{};
+    for (int k = 0; k < 4; ++k) mine.ms[k] = scanlab::median(step_samples[k]);
+    const std::vector<Steps> steps = ch12::allgather(comm, mine);
     if (rank == 0) {
       std::cout << "median " << stats.median_ms << " ms over " << stats.reps << " run(s), " << gbps
                 << " GB/s (2*n*sizeof(T) bytes over all ranks; exchange included, slowest rank)\n";
+      const char* names[4] = {form == ch12::Form::fused ? "1. reduce" : "1. scan", "2. allgather",
+                              "3. combine", form == ch12::Form::fused ? "4. seeded scan" : "4. add offset"};
+      std::cout << "steps, median ms (rank 0 | slowest rank):";
+      for (int k = 0; k < 4; ++k) {
+        double slowest = 0;
+        for (const Steps& st : steps) slowest = std::max(slowest, st.ms[k]);
+        std::cout << (k == 0 ? " " : ", ") << names[k] << " " << steps[0].ms[k] << " | " << slowest;
+        report["step_ms"][names[k]] = {{"rank0", steps[0].ms[k]}, {"slowest", slowest}};
+      }
+      std::cout << "\n";
     }
     report["median_ms"] = stats.median_ms;
     report["min_ms"] = stats.min_ms;

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -255,8 +256,9 @@ inline const char* to_string(Form f) { return f == Form::fused ? "fused" : "scan
 // What a rank learnt on the way, for the driver's report.
 template <class T>
 struct RankResult {
-  std::vector<T> totals;  // every rank's slice total, in rank order (the allgather's result)
-  T offset;               // this rank's offset: the totals before it combined
+  std::vector<T> totals;     // every rank's slice total, in rank order (the allgather's result)
+  T offset;                  // this rank's offset: the totals before it combined
+  double step_ms[4] = {};    // host time of steps 1-4, each ending when its work is done
 };
 
 // One rank's part of the scan of the whole array, whose slice [d_in, d_in + n) this rank holds on
@@ -271,6 +273,12 @@ template <class T, class Op, class P>
 RankResult<T> multi_gpu_scan(Communicator& comm, SeededScan<T, P>& scan, const T* d_in, T* d_out, std::size_t n,
                              ScanKind kind, Op op, Form form = Form::fused, cudaStream_t s = 0) {
   RankResult<T> result;
+  auto clock = std::chrono::steady_clock::now();
+  auto step_done = [&](int step) {
+    const auto now = std::chrono::steady_clock::now();
+    result.step_ms[step - 1] = std::chrono::duration<double, std::milli>(now - clock).count();
+    clock = now;
+  };
   const bool last_rank = comm.rank() == comm.size() - 1;
   T total = Op::identity();
   if (form == Form::fused) {
@@ -286,14 +294,17 @@ RankResult<T> multi_gpu_scan(Communicator& comm, SeededScan<T, P>& scan, const T
     SCANLAB_CUDA_CHECK(cudaMemcpyAsync(&total, scan.total_slot(), sizeof(T), cudaMemcpyDeviceToHost, s));
     SCANLAB_CUDA_CHECK(cudaStreamSynchronize(s));
   }
+  step_done(1);
   {
     SCANLAB_NVTX_RANGE("ch12 2. allgather the totals");
     result.totals = allgather(comm, total);
   }
+  step_done(2);
   {
     SCANLAB_NVTX_RANGE("ch12 3. combine the totals before this rank");
     result.offset = combine_preceding(result.totals.data(), comm.rank(), op);
   }
+  step_done(3);
   if (form == Form::fused) {
     SCANLAB_NVTX_RANGE("ch12 4. scan the slice from the offset");
     scan.scan(kind, d_in, d_out, n, result.offset, op, nullptr, s);
@@ -304,6 +315,7 @@ RankResult<T> multi_gpu_scan(Communicator& comm, SeededScan<T, P>& scan, const T
     SCANLAB_CHECK_LAUNCH();
   }
   SCANLAB_CUDA_CHECK(cudaStreamSynchronize(s));
+  step_done(4);
   return result;
 }
 // --8<-- [end:rank_steps]

@@ -107,9 +107,11 @@ sizes=${SCANLAB_CH12_SIZES:-"2^28 2^30 2^31"}
     printf '%-10s %-28s %12s %12s\n' "$n" "ch07 (one GPU)" "$(awk '{print $2}' <<<"$line")" "$(awk '{print $7}' <<<"$line")"
     for k in $ranks_list; do
       for form in fused scan-then-add; do
-        line=$("$ch12" --ranks "$k" -n "$nn" --in-place --form "$form" --repeat 20 -q 2>&1 | grep '^median')
+        run=$("$ch12" --ranks "$k" -n "$nn" --in-place --form "$form" --repeat 20 -q 2>&1)
+        line=$(grep '^median' <<<"$run")
         printf '%-10s %-28s %12s %12s\n' "$n" "ch12 $k rank(s), $form" "$(awk '{print $2}' <<<"$line")" \
           "$(awk '{print $7}' <<<"$line")"
+        grep '^steps' <<<"$run" | sed 's/^/           /'  # where the time goes: reduce, allgather, ...
       done
     done
   done
