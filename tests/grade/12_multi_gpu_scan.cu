@@ -137,7 +137,7 @@ void check_combine(Op op, std::uint64_t stream) {
         hint = "hint: this is the identity, the offset of rank 0 only: rank " + std::to_string(rank) + " comes after " +
                (rank == 1 ? std::string("rank 0") : "ranks 0 .. " + std::to_string(rank - 1));
       }
-      FAIL_CHECK("offset of rank " << rank << ": expected " << scanlab::to_display_string(want) << ", got "
+      FAIL_CHECK(ranks << " ranks, offset of rank " << rank << ": expected " << scanlab::to_display_string(want) << ", got "
                                    << scanlab::to_display_string(got[0]) << (hint.empty() ? "" : "\n  ") << hint);
       return;
     }
@@ -199,8 +199,9 @@ void check_seeded_sizes(Op op, std::uint64_t stream) {
 template <class T, class Op>
 bool check_across(const std::vector<T>& in, int ranks, ScanKind kind, const std::string& form, bool in_place, Op op) {
   const std::size_t n = in.size();
-  INFO(to_string(kind) << " scan of " << n << " elements over " << ranks << " rank(s), " << form
-                       << (in_place ? ", in place" : ""));
+  const std::string what = std::string(to_string(kind)) + " scan of " + std::to_string(n) + " elements over " +
+                           std::to_string(ranks) + " rank(s), " + form + (in_place ? ", in place" : "");
+  INFO(what);
   const std::vector<T> got = output<T>(Request("multi_rank_scan")
                                            .monoid(op)
                                            .kind(kind)
@@ -247,7 +248,7 @@ bool check_across(const std::vector<T>& in, int ranks, ScanKind kind, const std:
                      kind, op, who);
   }
   if (hint.empty()) hint = wrong_value_hint(r, got.data(), n);
-  FAIL_CHECK(r.message() << where << (hint.empty() ? "" : "\n  ") << hint << last_call_notes());
+  FAIL_CHECK(what << ": " << r.message() << where << (hint.empty() ? "" : "\n  ") << hint << last_call_notes());
   return false;
 }
 
