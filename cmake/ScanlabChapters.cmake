@@ -4,7 +4,12 @@
 # and its grading tests (tests/grade/NN_slug.cu) built against both. CTest checks that the
 # solution passes every grading test and that the untouched exercise passes none.
 #
-#   scanlab_add_chapter(NN slug [RUN_ARGS <args for the smoke run>])
+#   scanlab_add_chapter(NN slug [RUN_ARGS <args for the smoke run>]
+#                       [EMU_SOURCES <src>...] [EMU_LIBRARIES <lib>...] [EMU_DEFINITIONS <def>...]
+#                       [GPU_SOURCES <src>...] [GPU_LIBRARIES <lib>...] [GPU_DEFINITIONS <def>...])
+# The EMU_/GPU_ lists go to that backend's drivers only (chapter 12's communicators: MPI on the
+# emulator, NCCL on the GPU). A chapter that needs them sets them in chapters/NN_slug/chapter.cmake,
+# which chapters/CMakeLists.txt includes first (it sets SCANLAB_CHAPTER_ARGS).
 
 set(SCANLAB_EXERCISES_DIR ${PROJECT_SOURCE_DIR}/exercises CACHE PATH
     "Folder of exercises the chapter executables and grading tests are built against")
@@ -59,7 +64,8 @@ function(_scanlab_add_grading_runner id variant impl_dir chapter_dir)
 endfunction()
 
 function(scanlab_add_chapter nn slug)
-  cmake_parse_arguments(C "" "" "RUN_ARGS" ${ARGN})
+  cmake_parse_arguments(C "" ""
+    "RUN_ARGS;EMU_SOURCES;EMU_LIBRARIES;EMU_DEFINITIONS;GPU_SOURCES;GPU_LIBRARIES;GPU_DEFINITIONS" ${ARGN})
   set(id ${nn}_${slug})
   set(chapter_dir ${PROJECT_SOURCE_DIR}/chapters/${id})
   set(grade_src ${PROJECT_SOURCE_DIR}/tests/grade/${id}.cu)
@@ -89,8 +95,14 @@ function(scanlab_add_chapter nn slug)
     if(NOT SCANLAB_GPU_TESTS)
       set(backends emu)
     endif()
-    scanlab_add_program(${exe} SOURCES ${chapter_dir}/main.cu
-                        INCLUDE_DIRS ${impl_dir} ${chapter_dir} BACKENDS ${backends})
+    foreach(backend IN LISTS backends)
+      string(TOUPPER ${backend} B)
+      scanlab_add_program(${exe} SOURCES ${chapter_dir}/main.cu ${C_${B}_SOURCES}
+                          INCLUDE_DIRS ${impl_dir} ${chapter_dir} LIBRARIES ${C_${B}_LIBRARIES} BACKENDS ${backend})
+      if(C_${B}_DEFINITIONS AND TARGET ${exe}_${backend})
+        target_compile_definitions(${exe}_${backend} PRIVATE ${C_${B}_DEFINITIONS})
+      endif()
+    endforeach()
     if(graded)
       _scanlab_add_grading_runner(${id} ${variant} ${impl_dir} ${chapter_dir})
     endif()

@@ -12,10 +12,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def bash(script, lab=REPO / "lab"):
+def bash(script, lab=REPO / "lab", path="/usr/bin:/bin"):
     """Runs `script` in bash after sourcing lab; returns (exit code, stdout, stderr)."""
     r = subprocess.run(["bash", "-c", f'source "$1"\n{script}', "bash", str(lab)], capture_output=True, text=True,
-                       env={"PATH": "/usr/bin:/bin", "SCANLAB_NO_INSTALL": "1"})
+                       env={"PATH": path, "SCANLAB_NO_INSTALL": "1"})
     return r.returncode, r.stdout, r.stderr
 
 
@@ -93,6 +93,39 @@ class SimOptions(unittest.TestCase):
             lines = err.strip().splitlines()
             self.assertIn(message, lines[-1])
             self.assertLessEqual(len(lines), 2, err)  # a one-line pointer to the help, not the whole usage
+
+
+class MpiLauncher(unittest.TestCase):
+    """`lab run 12 --ranks K` on the emulator: mpirun -np K in front of the program (a stub mpirun
+    here, which says which MPI it is)."""
+
+    def launcher(self, version, *args):
+        with tempfile.TemporaryDirectory(prefix="scanlab-lab-") as tmp:
+            stub = Path(tmp) / "mpirun"
+            stub.write_text(f"#!/bin/sh\necho '{version}'\n", encoding="utf-8")
+            stub.chmod(0o755)
+            quoted = " ".join(f"'{a}'" for a in args)
+            return bash(f'launcher=(); mpi_launcher {quoted}; printf "%s\\n" "${{launcher[*]}}"',
+                        path=f"{tmp}:/usr/bin:/bin")
+
+    def test_ranks_start_mpirun(self):
+        for args in (("--ranks", "3", "-n", "100"), ("-n", "100", "--ranks=3")):
+            rc, out, err = self.launcher("mpirun (Open MPI) 4.1.4", *args)
+            self.assertEqual(rc, 0, err)
+            self.assertIn("mpirun -np 3 --oversubscribe", out)
+
+    def test_no_ranks_no_launcher(self):
+        rc, out, err = self.launcher("mpirun (Open MPI) 4.1.4", "-n", "100")
+        self.assertEqual((rc, out.strip()), (0, ""), err)
+
+    def test_other_mpis_get_no_open_mpi_options(self):
+        rc, out, err = self.launcher("HYDRA build details:", "--ranks", "2")
+        self.assertEqual((rc, out.strip()), (0, "mpirun -np 2"), err)
+
+    def test_bad_count_is_a_usage_error(self):
+        rc, _, err = self.launcher("mpirun (Open MPI) 4.1.4", "--ranks", "two")
+        self.assertEqual(rc, 2)
+        self.assertIn("--ranks needs a positive number", err.strip().splitlines()[-1])
 
 
 class UsageErrors(unittest.TestCase):
