@@ -74,14 +74,18 @@ done
 grep -h "^verified\|^FAILED\|^median" "$out"/run_*.log | sort | uniq -c | head -40
 
 # compute-sanitizer memcheck, one rank (a forked process per rank: --target-processes all).
+# --report-api-errors no: NCCL's initialisation probes its kernels with cudaFuncGetAttributes and
+# handles the cudaErrorNoKernelImageForDevice it gets for other architectures' kernels; memcheck
+# would report those 8 calls (seen on an H100 with the nvidia-nccl-cu13 wheel, NCCL 2.28.9) as
+# errors. Memory errors are still reported.
 check "compute-sanitizer memcheck ch12, 1 rank, 2^22 + 3" "$out/memcheck_1.log" \
-  compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 "$ch12" --ranks 1 -n 4194307 --repeat 1
+  compute-sanitizer --tool memcheck --report-api-errors no --target-processes all --error-exitcode 99 "$ch12" --ranks 1 -n 4194307 --repeat 1
 check "compute-sanitizer memcheck ch12, 1 rank, scan-then-add, affine" "$out/memcheck_1_affine.log" \
-  compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 "$ch12" --ranks 1 -n 4194307 \
+  compute-sanitizer --tool memcheck --report-api-errors no --target-processes all --error-exitcode 99 "$ch12" --ranks 1 -n 4194307 \
   --op affine --form scan-then-add --repeat 1
 if [[ $gpus -ge 2 ]]; then
   check "compute-sanitizer memcheck ch12, 2 ranks, 2^22 + 3" "$out/memcheck_2.log" \
-    compute-sanitizer --tool memcheck --target-processes all --error-exitcode 99 "$ch12" --ranks 2 -n 4194307 --repeat 1
+    compute-sanitizer --tool memcheck --report-api-errors no --target-processes all --error-exitcode 99 "$ch12" --ranks 2 -n 4194307 --repeat 1
 fi
 
 # The grading tests on the GPU (the runner's ranks are threads on one GPU there).
