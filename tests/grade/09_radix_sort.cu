@@ -294,6 +294,15 @@ TEST_CASE("onesweep: many tiles of few digits, and portions that carry the count
   std::vector<std::uint32_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = (i * 2654435761u >> 7) % 2 == 0 ? 0x10u : 0x0fu;
   CHECK(check_onesweep(keys, true, "two keys, interleaved"));
+  if (on_emulator()) {
+    // Blocks taking turns (a few resident at once): look-backs meet predecessors that have
+    // published only their own counts (A), not yet the counts up to them (P).
+    EmuSettingsGuard guard;
+    emu_settings()["resident"] = 4;
+    emu_settings()["interleave"] = true;
+    CHECK(check_onesweep(onesweep_keys<std::uint32_t>(n, test_seed(79), false), true,
+                         "keys over the whole range, blocks taking turns"));
+  }
   // Portions of 3 tiles: each launch starts from the bins the previous one left.
   CHECK(check_onesweep(onesweep_keys<std::uint32_t>(n, test_seed(77), false), true, "keys over the whole range",
                        {{"portion", 3 * tile}}));
