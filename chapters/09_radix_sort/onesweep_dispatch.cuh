@@ -8,12 +8,12 @@
 //                               keys start in that pass's output (the "bins");
 //   onesweep_pass_kernel        per pass, one tile per block, in the order of an atomic ticket:
 //     1. load     the tile's keys (and values), warp-striped: the tile's order is the input order;
-//     2. rank     your rank_in_warp per item: each key's rank among its warp's keys of its digit;
-//                 then, per digit, the warps' counts become prefixes: the tile's count of digit d
-//                 is known to thread d;
-//     3. publish  thread d publishes the tile's count of digit d (A; tile 0: P);
-//     4. exchange a block scan of the 256 counts gives where each digit starts in the tile; every
-//                 key goes to shared memory at its place in the tile sorted by the digit;
+//     2. count    each warp's count of each digit (shared atomics); thread d sums digit d's;
+//     3. publish  thread d publishes the tile's count of digit d (A; tile 0: P) at once;
+//     4. places   a block scan of the 256 counts gives where each digit starts in the tile, and the
+//                 warps in order where each warp's keys of each digit start; then your
+//                 rank_in_warp, item by item, gives every key its place in the tile sorted by the
+//                 digit, and the key goes there in shared memory;
 //     5. look back thread d: your look_back_digit, the keys of digit d in all earlier tiles;
 //     6. scatter  consecutive threads copy consecutive keys of the sorted tile out, each to
 //                 bins[d] + (digit d's keys in earlier tiles) + (its rank among the tile's keys of
