@@ -46,11 +46,15 @@
 
 namespace ch09 {
 
-// The tile per key size: 256 threads x 20 keys of 4 bytes (registers capped so that 4 blocks fit on
-// an SM for keys, 3 for pairs: measured on an H100 with tests/gpu/tuning/ch09_onesweep_sweep.sh),
-// or x 8 keys of 8 bytes (not tuned).
+// The tiles, measured on an H100 (tests/gpu/tuning/ch09_onesweep_sweep.sh, uniform keys): keys of
+// 4 bytes sort fastest in tiles of 256 threads x 24 keys with registers capped for 4 blocks per SM;
+// pairs, which hold a value beside every key, in tiles of 256 x 20 capped for 3 (capped harder,
+// they spill). Keys of 8 bytes: 256 x 8, 3 blocks (not tuned).
 template <class Key>
-using OnesweepShapeFor =
+using OnesweepKeysShape =
+    std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 8, 3>>;
+template <class Key>
+using OnesweepPairsShape =
     std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 20, 4, 3>, OnesweepShape<256, 8, 3>>;
 
 // Thread d's look-back finds its predecessors' counts mostly published already (they are written
@@ -247,32 +251,36 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
 // Scratch for sorting up to `capacity` keys of type Key (and values of type Value): a second key
 // and value buffer to ping-pong with, the histograms, the bins of every pass and portion, and one
 // portion's descriptors. Allocate once, outside timing. portion_keys (tests) lowers the portion.
-template <class Key, class Value = std::uint32_t, class TileShape = OnesweepShapeFor<Key>>
+template <class Key, class Value = std::uint32_t, class KeysShape = OnesweepKeysShape<Key>,
+          class PairsShape = OnesweepPairsShape<Key>>
 struct OnesweepWorkspace {
-  using Shape = TileShape;
+  template <bool kPairs>
+  using Shape = std::conditional_t<kPairs, PairsShape, KeysShape>;
   static constexpr int kPasses = RadixKey<Key>::kPasses;
+  static constexpr std::size_t kSmallerTile =
+      static_cast<std::size_t>(KeysShape::TILE_ITEMS < PairsShape::TILE_ITEMS ? KeysShape::TILE_ITEMS
+                                                                               : PairsShape::TILE_ITEMS);
 
   explicit OnesweepWorkspace(std::size_t n, std::size_t portion_keys = kOnesweepMaxPortion)
       : capacity(n),
-        portion(portion_tiles(portion_keys) * Shape::TILE_ITEMS),
+        portion(checked_portion(portion_keys)),
         portions(std::max<std::size_t>(1, (n + portion - 1) / portion)),
         keys_alt(n),
         values_alt(n),
         histograms(static_cast<std::size_t>(kPasses) * kOnesweepDigits),
         bins(static_cast<std::size_t>(kPasses) * portions * kOnesweepDigits),
-        descriptors(1 + portion_tiles(portion_keys) * kOnesweepDigits) {}
+        descriptors(1 + (portion + kSmallerTile - 1) / kSmallerTile * kOnesweepDigits) {}
 
-  static std::size_t portion_tiles(std::size_t portion_keys) {
-    if (portion_keys < static_cast<std::size_t>(Shape::TILE_ITEMS) || portion_keys > kOnesweepMaxPortion) {
-      throw std::invalid_argument("ch09::OnesweepWorkspace: a portion holds one tile (" +
-                                  std::to_string(Shape::TILE_ITEMS) + " keys) to 2^28 - 1 keys");
+  static std::size_t checked_portion(std::size_t portion_keys) {
+    if (portion_keys == 0 || portion_keys > kOnesweepMaxPortion) {
+      throw std::invalid_argument("ch09::OnesweepWorkspace: a portion holds 1 to 2^28 - 1 keys");
     }
-    return portion_keys / Shape::TILE_ITEMS;
+    return portion_keys;
   }
 
   std::size_t capacity;
   scanlab::single_pass::PollSchedule polls = kOnesweepPolls;  // the look-back's waits (tuning)
-  std::size_t portion;   // keys per launch of a pass: whole tiles
+  std::size_t portion;   // keys per launch of a pass (its last tile may be partial)
   std::size_t portions;  // launches per pass
   scanlab::DeviceBuffer<Key> keys_alt;
   scanlab::DeviceBuffer<Value> values_alt;
@@ -283,9 +291,10 @@ struct OnesweepWorkspace {
 
 namespace detail {
 
-template <bool kPairs, class Key, class Value, class Shape>
+template <bool kPairs, class Key, class Value, class KeysShape, class PairsShape>
 void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
-                   OnesweepWorkspace<Key, Value, Shape>& ws, cudaStream_t s, const char* who) {
+                   OnesweepWorkspace<Key, Value, KeysShape, PairsShape>& ws, cudaStream_t s, const char* who) {
+  using Shape = std::conditional_t<kPairs, PairsShape, KeysShape>;
   constexpr int kPasses = RadixKey<Key>::kPasses;
   static_assert(kPasses % 2 == 0, "an even number of passes ends in the output");
   if (n >= 0xffffffffu || n > ws.capacity) {
@@ -346,9 +355,9 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
 // Onesweep LSD radix sort: d_keys_out = d_keys_in stably sorted by the keys' bits in sorting order
 // (onesweep_tile.cuh: for numbers, ascending; -0.0 before +0.0). In place (in == out) is allowed.
 // --8<-- [start:onesweep_host]
-template <class Key, class Value, class Shape>
-void onesweep_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, OnesweepWorkspace<Key, Value, Shape>& ws,
-                        cudaStream_t s = 0) {
+template <class Key, class Value, class KeysShape, class PairsShape>
+void onesweep_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n,
+                        OnesweepWorkspace<Key, Value, KeysShape, PairsShape>& ws, cudaStream_t s = 0) {
   SCANLAB_NVTX_RANGE("ch09::onesweep_sort_keys");
   detail::onesweep_sort<false>(d_keys_in, d_keys_out, static_cast<const Value*>(nullptr), static_cast<Value*>(nullptr),
                                n, ws, s, "ch09::onesweep_sort_keys");
@@ -356,9 +365,9 @@ void onesweep_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, On
 // --8<-- [end:onesweep_host]
 
 // The same for key-value pairs: each value moves with its key.
-template <class Key, class Value, class Shape>
+template <class Key, class Value, class KeysShape, class PairsShape>
 void onesweep_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in, Value* d_values_out,
-                         std::size_t n, OnesweepWorkspace<Key, Value, Shape>& ws, cudaStream_t s = 0) {
+                         std::size_t n, OnesweepWorkspace<Key, Value, KeysShape, PairsShape>& ws, cudaStream_t s = 0) {
   SCANLAB_NVTX_RANGE("ch09::onesweep_sort_pairs");
   detail::onesweep_sort<true>(d_keys_in, d_keys_out, d_values_in, d_values_out, n, ws, s,
                                           "ch09::onesweep_sort_pairs");

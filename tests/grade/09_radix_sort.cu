@@ -183,12 +183,13 @@ std::vector<Key> onesweep_keys(std::size_t n, std::uint64_t seed, bool few) {
   return keys;
 }
 
-// Keys per tile of Onesweep's given shape for this key type (the runner says, once per type).
-template <class Key>
+// Keys per tile of Onesweep's given shape for this key type, sorting keys or pairs (the runner
+// says, once per type and kind).
+template <class Key, bool kPairs>
 std::size_t onesweep_tile() {
   static const std::size_t tile = [] {
     const Reply r = Request("onesweep")
-                        .params({{"key_type", key_tag<Key>()}, {"pairs", false}})
+                        .params({{"key_type", key_tag<Key>()}, {"pairs", kPairs}})
                         .input(std::vector<Key>{Key(1)})
                         .input(Keys{0u})
                         .send();
@@ -201,7 +202,7 @@ std::size_t onesweep_tile() {
 // Sizes around Onesweep's tiles: one, a warp +-1, a tile +-1, several tiles with a ragged end.
 template <class Key>
 void check_onesweep_sizes(bool pairs) {
-  const std::size_t tile = onesweep_tile<Key>();
+  const std::size_t tile = pairs ? onesweep_tile<Key, true>() : onesweep_tile<Key, false>();
   std::uint64_t stream = 900;
   for (const std::size_t n : {std::size_t{1}, std::size_t{33}, tile - 1, tile, tile + 1, 5 * tile + 777}) {
     for (const bool few : {false, true}) {
@@ -289,7 +290,8 @@ TEST_CASE("onesweep: many tiles of few digits, and portions that carry the count
           doctest::description("points: 10")) {
   // Two keys, interleaved over many tiles: every tile's count of a digit has to come from the
   // look-back, and an unstable ranking swaps the equal keys.
-  const std::size_t tile = onesweep_tile<std::uint32_t>();
+  // The pairs' tile; keys-only sorts have tiles of their own, so their portions below end inside one.
+  const std::size_t tile = onesweep_tile<std::uint32_t, true>();
   const std::size_t n = 9 * tile + 123;
   std::vector<std::uint32_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = (i * 2654435761u >> 7) % 2 == 0 ? 0x10u : 0x0fu;

@@ -3,10 +3,10 @@
 # schedules as template and run-time choices of one program) and runs it. Prints each variant's
 # time for uint32 keys and pairs against cub::DeviceRadixSort at 2^24, 2^26 and 2^28.
 #
-#   tests/gpu/tuning/ch09_onesweep_sweep.sh
+#   tests/gpu/tuning/ch09_onesweep_sweep.sh            (NVCC_FLAGS=-DSHORT_SWEEP: the given shapes only)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 work=$(mktemp -d)
-nvcc -std=c++17 -O3 -arch=sm_90 -I solutions/09_radix_sort -I chapters/09_radix_sort -I common/include \
+nvcc -std=c++17 -O3 -arch=sm_90 ${NVCC_FLAGS:-} -I solutions/09_radix_sort -I chapters/09_radix_sort -I common/include \
   tests/gpu/tuning/ch09_onesweep_sweep.cu -o "$work/sweep"
 "$work/sweep"
