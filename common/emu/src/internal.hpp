@@ -47,6 +47,9 @@ struct alignas(64) Thread {
   // Set once the thread has polled one address kSpinPolls times, until it stores or polls elsewhere:
   // a spinning thread's yields, at warp collectives too, are not progress.
   bool spin_sticky = false;
+  // Set when a poll of this thread saw something new (another value, another address) since its
+  // warp's last collective: the warp's poll loop is not spinning (see complete_collective).
+  bool saw_news = false;
   bool has_work = false;
   unsigned polls = 0;
   // With wait == barrier: the block's barrier generation it waits in (the barrier is released, and
@@ -189,6 +192,7 @@ inline void note_store(Thread* t) {
   __atomic_store_n(&store_epoch, store_epoch + 1, __ATOMIC_RELAXED);
   t->polls = 0;
   t->spin_sticky = false;
+  t->saw_news = true;
 }
 
 // ---- diagnostics (diagnostics.cpp) ----

@@ -196,11 +196,26 @@ unsigned source_lane(const Thread& t) {
 void complete_collective(Block& b, Warp& w, unsigned warp, unsigned group) {
   Thread** lanes = &b.threads[std::size_t(warp) * 32];
   unsigned ballot = 0;
-  bool spinning = false;
+  bool spinning = false, news = false;
   for (unsigned l = 0; l < 32; ++l) {
     if ((group >> l) & 1u) {
       ballot |= (lanes[l]->value != 0 ? 1u : 0u) << l;
       spinning |= lanes[l]->spin_sticky;
+      news |= lanes[l]->saw_news;
+    }
+  }
+  // A warp polls as one: when any lane saw something new since the last collective, the whole warp
+  // may leave its poll loop now, so no lane counts as spinning until they have all polled unchanged
+  // values kSpinPolls times again. (Otherwise lanes that had spun on finished predecessors would
+  // make the warp's work after the loop, its shuffles, look like spinning, and the block stall.)
+  if (news) {
+    spinning = false;
+    for (unsigned l = 0; l < 32; ++l) {
+      if ((group >> l) & 1u) {
+        lanes[l]->spin_sticky = false;
+        lanes[l]->polls = 0;
+        lanes[l]->saw_news = false;
+      }
     }
   }
   w.spinning = spinning;
@@ -324,6 +339,7 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
     t->has_work = true;
     t->polls = 0;
     t->spin_sticky = false;
+    t->saw_news = false;
     t->poll_addr = t->poll_prev = nullptr;
     b->threads[i] = t;
     b->warps[t->warp].live |= 1u << t->lane;
@@ -405,6 +421,16 @@ std::string describe_waits(const Block& b) {
 }
 
 enum class Outcome { finished, stalled, aborted, paused };
+
+// Forget that the block's threads were spinning (see the deadlock check in run_launch).
+void unstick(Block& b) {
+  b.stalled = false;
+  for (Thread* t : b.threads) {
+    t->polls = 0;
+    t->spin_sticky = false;
+  }
+  for (Warp& w : b.warps) w.spinning = false;
+}
 
 // Passes over the block's threads until it ends, fails, or stalls: a pass in which every thread
 // that ran only polled and no store landed anywhere. With one_pass (interleaving), it pauses after
@@ -640,9 +666,11 @@ void poll(const volatile void* addr, std::size_t bytes) {
       t->poll_addr = addr;
       t->polls = 0;
       t->spin_sticky = false;
+      t->saw_news = true;
     } else if (addr == t->poll_addr && value != t->poll_value) {
       t->polls = 0;  // the thread sees something new: not spinning
       t->spin_sticky = false;
+      t->saw_news = true;
     }
     if (addr == t->poll_addr) t->poll_value = value;
   }
@@ -741,6 +769,7 @@ void run_launch(Launch& L) {
   for (unsigned s = L.resident; s-- > 0;) free_slots.push_back(s);
   std::uint64_t next = 0;
   std::size_t rr = 0;
+  std::uint64_t confirmed_epoch = ~std::uint64_t(0);  // store_epoch when blocks last ran unstuck
   launch_in_flight = true;
 
   while (!L.aborted && (next < L.blocks_total || !active.empty())) {
@@ -768,6 +797,15 @@ void run_launch(Launch& L) {
       active.push_back(pick);
     }
     if (!pick && weak_memory && weak_commit_all(active)) continue;  // let pending stores land first
+    // Before declaring a deadlock, every resident block runs once more with its threads' spin
+    // counts cleared: a block whose threads had just left their poll loops (a warp that found its
+    // predecessors and went on to its shuffles) gets to show that it moves. A block that is really
+    // stuck spins kSpinPolls times per thread again and stalls with no store landing.
+    if (!pick && confirmed_epoch != store_epoch) {
+      confirmed_epoch = store_epoch;
+      for (Block* b : active) unstick(*b);
+      continue;
+    }
     if (!pick) {
       std::ostringstream os;
       os << "deadlock: every resident block is waiting and no store has landed since they began to wait.\n"
