@@ -52,6 +52,7 @@ struct alignas(64) Thread {
   bool saw_news = false;
   bool has_work = false;
   unsigned polls = 0;
+  unsigned polls_unyielded = 0;   // polls since the thread last yielded (see poll())
   // With wait == barrier: the block's barrier generation it waits in (the barrier is released, and
   // the thread runnable, once the block's generation has moved on; see next_in_pass).
   std::uint32_t barrier_gen = 0;
@@ -113,6 +114,8 @@ struct Block {
   Thread** pass_next = nullptr;       // next position in `order` of the pass under way
   Thread** pass_end = nullptr;
   bool pass_progressed = false;       // a thread of this pass did more than poll
+  bool pass_spun = false;             // a thread of this pass yielded from a spinning poll
+  unsigned spun_passes = 0;           // passes in a row that progressed while a thread spun
   unsigned live = 0;                  // threads not exited
   unsigned at_barrier = 0;
   const void* barrier_site = nullptr;

@@ -29,6 +29,13 @@ bool observe_loads = false;
 namespace {
 
 constexpr unsigned kSpinPolls = 4;                     // polls of one address before yielding
+// A poll loop that also stores (a counter, a heartbeat) never spins kSpinPolls times in a row: its
+// thread still yields after this many polls, so that the rest of its block moves too.
+constexpr unsigned kPollsPerYield = 64;
+// A block that progresses while one of its threads spins (its other threads are busy) gives the
+// other blocks a turn after this many passes, so that the stores its spinner waits for can land
+// even when the block never stalls.
+constexpr unsigned kSpunPassesPerTurn = 16;
 
 namespace fctx = boost::context::detail;
 fctx::fcontext_t scheduler_context = nullptr;          // the scheduler, while a fiber runs
@@ -338,6 +345,7 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
     t->spinning = false;
     t->has_work = true;
     t->polls = 0;
+    t->polls_unyielded = 0;
     t->spin_sticky = false;
     t->saw_news = false;
     t->poll_addr = t->poll_prev = nullptr;
@@ -443,6 +451,7 @@ Outcome run_block(Launch& L, Block& b, bool one_pass) {
     b.pass_next = b.order.data();
     b.pass_end = b.order.data() + b.order.size();
     b.pass_progressed = false;
+    b.pass_spun = false;
     Thread* first = next_in_pass(b);
     const bool resumed = first != nullptr;
     if (first) run_pass_from(first);
@@ -461,6 +470,11 @@ Outcome run_block(Launch& L, Block& b, bool one_pass) {
     }
     if (!progressed && store_epoch == epoch0) return Outcome::stalled;
     if (one_pass) return Outcome::paused;
+    b.spun_passes = b.pass_spun ? b.spun_passes + 1 : 0;
+    if (b.spun_passes >= kSpunPassesPerTurn) {
+      b.spun_passes = 0;
+      return Outcome::paused;
+    }
   }
 }
 
@@ -676,8 +690,13 @@ void poll(const volatile void* addr, std::size_t bytes) {
   }
   if (++t->polls >= kSpinPolls) {
     t->polls = 0;
+    t->polls_unyielded = 0;
     t->spinning = true;
     t->spin_sticky = true;
+    t->block->pass_spun = true;
+    yield_to_scheduler();
+  } else if (++t->polls_unyielded >= kPollsPerYield) {
+    t->polls_unyielded = 0;
     yield_to_scheduler();
   }
 }
