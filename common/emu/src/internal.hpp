@@ -246,6 +246,22 @@ void stale_refresh(Thread* t);           // a device-scope fence or acquire of t
 void stale_commit(const void* addr, std::size_t bytes, const unsigned char* before, const unsigned char* after,
                   const void* pc, std::uint64_t writer_block);
 
+// ---- memory safety (memcheck.cpp) ----
+struct AllocationInfo {
+  const char* start;
+  std::size_t bytes;
+  std::size_t id;
+  const char* pages_lo;   // its pages, guard pages included
+  const char* pages_hi;
+};
+bool allocation_around(const void* p, AllocationInfo& out, bool nearest);  // runtime_api.cpp
+extern bool memcheck;                    // this launch checks its global accesses (--memcheck)
+// An access of `bytes` at addr (neither shared memory nor the thread's own stack); `aligned`: the
+// instruction needs natural alignment (the compiler's aligned load or store of that size).
+void memcheck_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, bool aligned, const void* pc);
+void memcheck_launch_started();
+void install_fault_handler();            // reports a fault inside a kernel (illegal address, stack overflow)
+
 // Device properties of the modelled GPU.
 const cudaDeviceProp& modelled_device();
 unsigned default_resident_blocks(unsigned threads_per_block, std::size_t shared_bytes);

@@ -760,7 +760,10 @@ void run_launch(Launch& L) {
   diag_launch_started(L);
   weak_memory = options().memory == Memory::weak;
   if (weak_memory) weak_launch_started(options().seed);
-  observe_loads = observe_shared || weak_memory;
+  memcheck = options().memcheck;
+  if (memcheck) memcheck_launch_started();
+  install_fault_handler();
+  observe_loads = observe_shared || weak_memory || memcheck;
   const dim3 g = L.config.grid;
   L.blocks_total = std::uint64_t(g.x) * g.y * g.z;
   const Options& opt = options();
@@ -860,6 +863,7 @@ void run_launch(Launch& L) {
     stale_launch_finished(L);
   }
   weak_memory = false;
+  memcheck = false;
   observe_loads = false;
   for (Block* b : active) abandon_block(b);
   launch_in_flight = false;
