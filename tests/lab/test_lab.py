@@ -80,6 +80,16 @@ class SimOptions(unittest.TestCase):
             "env SCANLAB_EMU_THREAD_ORDER=sideways", "env SCANLAB_EMU_COMPARE_ORDERS=1", "env SCANLAB_EMU_MEMCHECK=1",
             "env SCANLAB_EMU_DEVICE_MEMORY=1G", "arg f.cu", "arg --n", "arg 5"])
 
+    def test_lab_knows_every_emulator_option_and_no_other(self):
+        # The emulator's option table (common/emu/src/options.cpp) is the one list; lab only maps
+        # --name to SCANLAB_EMU_NAME, so its two lists must name the same options.
+        import re
+        source = (REPO / "common" / "emu" / "src" / "options.cpp").read_text(encoding="utf-8")
+        emulator = {m.lower().replace("_", "-") for m in re.findall(r'\{"SCANLAB_EMU_([A-Z_]+)"', source)}
+        rc, out, err = bash('printf "%s\\n" "${EMU_FLAG_OPTIONS[@]}" "${EMU_VALUE_OPTIONS[@]}"')
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(set(out.split()), emulator)
+
     def test_double_dash_ends_the_options(self):
         rc, out, _ = self.parse("--banks", "--", "--odd-name.cu")
         self.assertEqual((rc, out.splitlines()), (0, ["env SCANLAB_EMU_BANKS=1", "arg --odd-name.cu"]))
