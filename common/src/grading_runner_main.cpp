@@ -65,6 +65,8 @@ class EmuSettings {
         o.banks = value.get<bool>();
       } else if (key == "watchdog") {
         o.watchdog_seconds = value.get<double>();
+      } else if (key == "memcheck") {
+        o.memcheck = value.get<bool>();
       } else {
         throw std::runtime_error("unknown emulator setting '" + key + "'");
       }

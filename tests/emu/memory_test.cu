@@ -137,7 +137,51 @@ __global__ void nap_forever(int* flag) {
   while (atomicAdd(flag, 0) == 0) __nanosleep(1000);
 }
 __global__ void add_one(int* x) { x[threadIdx.x] += 1; }
+
+// Block 0 raises a flag with no fence, so under weak memory its store may still be pending when it
+// ends. In block 1, thread 0 polls the flag while warp 1 stays busy, storing to shared memory on
+// every poll of its own, until thread 0 has seen the flag: block 1 never stalls, and the emulator
+// must still let block 0's store land (and thread 0's spin must not starve warp 1, nor warp 1's
+// stores thread 0).
+__global__ void poll_beside_a_busy_warp(volatile int* flag, int* out) {
+  __shared__ int done;
+  __shared__ int work[32];
+  const int t = int(threadIdx.x);
+  if (blockIdx.x == 0) {
+    if (t == 0) *flag = 1;
+    return;
+  }
+  if (t == 0) done = 0;
+  if (t >= 32) work[t - 32] = 0;
+  __syncthreads();
+  if (t == 0) {
+    while (*flag == 0) {
+    }
+    *static_cast<volatile int*>(&done) = 1;
+  } else if (t >= 32) {
+    while (*static_cast<volatile int*>(&done) == 0) ++work[t - 32];
+  }
+  __syncthreads();
+  if (t == 0) out[0] = 1;
+}
 }  // namespace
+
+TEST_CASE("emulator weak memory: a store lands while another block polls beside a busy warp") {
+  scanlab::DeviceBuffer<int> flag(1), out(1);
+  const scanlab_emu::Options saved = scanlab_emu::options();
+  scanlab_emu::options().memory = scanlab_emu::Memory::weak;
+  scanlab_emu::options().resident = 1;
+  for (std::uint64_t k = 0; k < 8; ++k) {
+    scanlab_emu::options().seed = scanlab::test_seed(900 + k);
+    INFO(scanlab_emu::describe_options());
+    SCANLAB_CUDA_CHECK(cudaMemset(flag.data(), 0, sizeof(int)));
+    SCANLAB_CUDA_CHECK(cudaMemset(out.data(), 0, sizeof(int)));
+    poll_beside_a_busy_warp<<<2, 64>>>(flag.data(), out.data());
+    CHECK(cudaDeviceSynchronize() == cudaSuccess);
+    CHECK(out.download()[0] == 1);
+  }
+  scanlab_emu::options() = saved;
+}
 
 TEST_CASE("emulator: a spin on a flag nobody sets fails the launch with cudaErrorLaunchTimeout, then recovers") {
   scanlab::DeviceBuffer<int> flag(1), out(32);

@@ -30,6 +30,11 @@ namespace {
 
 using namespace scanlab::grading;
 
+// Every call runs with the emulator's memory checks: a global access out of its allocation's bounds,
+// or misaligned, fails the call with a report naming the thread and the source line (a GPU runner
+// ignores the setting; on the emulator it costs about a fifth more kernel time).
+[[maybe_unused]] const bool memcheck_on = (emu_settings()["memcheck"] = true, true);
+
 // A policy of the runner: block_threads x items elements per tile, the descriptors ("automatic":
 // fused where the value fits in 32 bits, else fenced) and the look-back.
 struct Policy {
@@ -45,6 +50,8 @@ constexpr Policy kSmallFencedWarp{64, 4, "fenced", "warp"};
 constexpr Policy kDefault{128, 32, "automatic", "warp"};  // the chapter's default (16-byte vector loads)
 constexpr Policy kTinyFencedSerial{32, 2, "fenced", "serial"};  // 64 elements per tile, one warp
 constexpr Policy kTinyFusedSerial{32, 2, "fused", "serial"};
+constexpr Policy kTinyFencedWarp{32, 2, "fenced", "warp"};
+constexpr Policy kTinyFusedWarp{32, 2, "fused", "warp"};
 constexpr std::size_t kSmallTile = 256;
 
 json scan_params(ScanKind kind, Policy p) {
@@ -280,22 +287,25 @@ TEST_CASE("emulator: tiles ordered by blockIdx.x deadlock under reverse dispatch
   emu_settings()["watchdog"] = 20.0;
   using I = std::int32_t;
   const std::vector<I> in = random_ints(20 * kSmallTile, 1500);
-  // The serial look-back: the emulator recognises one thread's polling loop as waiting; a warp
-  // polling through __ballot_sync is not recognised yet, and would run until the call's time limit.
+  // The serial look-back (one thread polls) and the warp look-back (a warp polls through
+  // __ballot_sync): the emulator recognises both polling loops as waiting and reports the deadlock.
   if (on_emulator()) {
     // A look-back that really waits for its predecessors cannot finish: the launch must fail, and
     // the runner report it as an error (a look-back that returns at once would scan, wrongly or not).
     // (Request::send would fail the check on that error, so the request is sent as it is.)
-    json request = {{"entry", "decoupled_lookback_scan"},
-                    {"monoid", scanlab::wire::monoid_tag<Plus<I>>()},
-                    {"params", scan_params(ScanKind::exclusive, kSmallFusedSerial)},
-                    {"emu", emu_settings()},
-                    {"inputs", json::array({scanlab::wire::encode_array(in)})}};
-    request["params"]["order"] = "block_index";
-    const Reply r = call_runner(request);
-    CHECK_MESSAGE(r.status == Reply::Status::error,
-                  "tiles ordered by blockIdx.x under reverse dispatch must deadlock and fail the launch; the runner's "
-                  "reply: " << to_string(r.status) << (r.message.empty() ? "" : ": " + r.message));
+    for (const Policy policy : {kSmallFusedSerial, kSmall}) {
+      json request = {{"entry", "decoupled_lookback_scan"},
+                      {"monoid", scanlab::wire::monoid_tag<Plus<I>>()},
+                      {"params", scan_params(ScanKind::exclusive, policy)},
+                      {"emu", emu_settings()},
+                      {"inputs", json::array({scanlab::wire::encode_array(in)})}};
+      request["params"]["order"] = "block_index";
+      const Reply r = call_runner(request);
+      CHECK_MESSAGE(r.status == Reply::Status::error,
+                    "tiles ordered by blockIdx.x under reverse dispatch must deadlock and fail the launch ("
+                        << policy.lookback << " look-back); the runner's reply: " << to_string(r.status)
+                        << (r.message.empty() ? "" : ": " + r.message));
+    }
   }
   // The same dispatch with the ticket verifies.
   CHECK(check_scan(in, scan(kSmallFusedSerial, in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{}));
@@ -332,11 +342,24 @@ TEST_CASE("emulator weak memory: fenced descriptors (value, fence, flag) and fus
       }
     }
     // Fused words need no fence: a reader sees the whole word or none of it.
-    INFO("serial look-back, fused descriptors (status and value in ONE 64-bit store), int32 sums");
-    if (!check_scan(in, scan(kTinyFusedSerial, in, ScanKind::inclusive, Plus<I>{}), ScanKind::inclusive, Plus<I>{})) {
-      return;
+    {
+      INFO("serial look-back, fused descriptors (status and value in ONE 64-bit store), int32 sums");
+      if (!check_scan(in, scan(kTinyFusedSerial, in, ScanKind::inclusive, Plus<I>{}), ScanKind::inclusive, Plus<I>{})) {
+        return;
+      }
     }
-    // (The warp look-back is left out here: under weak memory the emulator can still report a warp
-    // that polls through __ballot_sync as deadlocked, waiting for stores of blocks that finished.)
+    // The warp look-back: 32 lanes poll through __ballot_sync while other blocks' stores drain.
+    {
+      INFO("warp look-back, fenced descriptors (value, fence, flag), int32 sums");
+      if (!check_scan(in, scan(kTinyFencedWarp, in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) {
+        return;
+      }
+    }
+    {
+      INFO("warp look-back, fused descriptors (status and value in ONE 64-bit store), int32 sums");
+      if (!check_scan(in, scan(kTinyFusedWarp, in, ScanKind::inclusive, Plus<I>{}), ScanKind::inclusive, Plus<I>{})) {
+        return;
+      }
+    }
   }
 }

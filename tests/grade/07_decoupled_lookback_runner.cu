@@ -22,8 +22,8 @@ using ch07::Lookback;
 
 template <Descriptors D = Descriptors::automatic, Lookback L = Lookback::warp>
 using Small = ch07::Policy<64, 4, D, L>;  // 256 elements per tile, two warps
-template <Descriptors D>
-using TinySerial = ch07::Policy<32, 2, D, Lookback::serial>;  // 64 elements per tile, one warp
+template <Descriptors D, Lookback L = Lookback::serial>
+using Tiny = ch07::Policy<32, 2, D, L>;  // 64 elements per tile, one warp
 
 // The policies the checker asks for, by the parameters block_threads, items, descriptors
 // ("automatic", "fenced" or "fused") and lookback ("warp" or "serial"), each with the monoids the
@@ -53,9 +53,13 @@ void with_policy_and_monoid(const Call& call, F&& fn) {
     with_monoid<Plus<I>>(call, [&](auto op) { fn(Small<Descriptors::fenced, Lookback::warp>{}, op); });
   } else if (is(32, 2, "fenced", "serial")) {
     with_monoid<Plus<I>, AffineCompose<std::uint32_t>>(
-        call, [&](auto op) { fn(TinySerial<Descriptors::fenced>{}, op); });
+        call, [&](auto op) { fn(Tiny<Descriptors::fenced>{}, op); });
   } else if (is(32, 2, "fused", "serial")) {
-    with_monoid<Plus<I>>(call, [&](auto op) { fn(TinySerial<Descriptors::fused>{}, op); });
+    with_monoid<Plus<I>>(call, [&](auto op) { fn(Tiny<Descriptors::fused>{}, op); });
+  } else if (is(32, 2, "fenced", "warp")) {
+    with_monoid<Plus<I>>(call, [&](auto op) { fn(Tiny<Descriptors::fenced, Lookback::warp>{}, op); });
+  } else if (is(32, 2, "fused", "warp")) {
+    with_monoid<Plus<I>>(call, [&](auto op) { fn(Tiny<Descriptors::fused, Lookback::warp>{}, op); });
   } else {
     throw std::runtime_error("this runner has no policy " + std::to_string(threads) + " x " + std::to_string(items) +
                              ", " + descriptors + " descriptors, " + lookback + " look-back");

@@ -73,12 +73,22 @@ class SimOptions(unittest.TestCase):
 
     def test_options_become_variables_unjudged(self):
         rc, out, err = self.parse("--watchdog", "0.5", "--seed=-1", "--racecheck", "--thread-order", "sideways",
-                                  "--compare-orders", "f.cu", "--n", "5")
+                                  "--compare-orders", "--memcheck", "--device-memory", "1G", "f.cu", "--n", "5")
         self.assertEqual(rc, 0, err)
         self.assertEqual(out.splitlines(), [
             "env SCANLAB_EMU_WATCHDOG=0.5", "env SCANLAB_EMU_SEED=-1", "env SCANLAB_EMU_RACECHECK=1",
-            "env SCANLAB_EMU_THREAD_ORDER=sideways", "env SCANLAB_EMU_COMPARE_ORDERS=1",
-            "arg f.cu", "arg --n", "arg 5"])
+            "env SCANLAB_EMU_THREAD_ORDER=sideways", "env SCANLAB_EMU_COMPARE_ORDERS=1", "env SCANLAB_EMU_MEMCHECK=1",
+            "env SCANLAB_EMU_DEVICE_MEMORY=1G", "arg f.cu", "arg --n", "arg 5"])
+
+    def test_lab_knows_every_emulator_option_and_no_other(self):
+        # The emulator's option table (common/emu/src/options.cpp) is the one list; lab only maps
+        # --name to SCANLAB_EMU_NAME, so its two lists must name the same options.
+        import re
+        source = (REPO / "common" / "emu" / "src" / "options.cpp").read_text(encoding="utf-8")
+        emulator = {m.lower().replace("_", "-") for m in re.findall(r'\{"SCANLAB_EMU_([A-Z_]+)"', source)}
+        rc, out, err = bash('printf "%s\\n" "${EMU_FLAG_OPTIONS[@]}" "${EMU_VALUE_OPTIONS[@]}"')
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(set(out.split()), emulator)
 
     def test_double_dash_ends_the_options(self):
         rc, out, _ = self.parse("--banks", "--", "--odd-name.cu")
@@ -87,7 +97,8 @@ class SimOptions(unittest.TestCase):
     def test_usage_errors_end_with_the_error(self):
         for args, message in ((("--racechek", "f.cu"), "unknown emulator option '--racechek'"),
                               (("--banks=1", "f.cu"), "--banks takes no value"),
-                              (("--seed",), "--seed needs a value")):
+                              (("--seed",), "--seed needs a value"),
+                              (("--trace", "t.jsonl", "f.cu"), "--trace is not an emulator option")):
             rc, out, err = self.parse(*args)
             self.assertEqual(rc, 2, err)
             lines = err.strip().splitlines()

@@ -21,15 +21,12 @@ enum Variant { kCorrPlain, kCorrVolatile, kCoww };
 const std::vector<std::string> kVariants = {"corr-plain", "corr-volatile", "coww"};
 }  // namespace
 
-__global__ void coherence(int* mem, int* results, const int* swaps, int* scratch, int instances, int variant) {
-  int k = 0;
-  const int role = litmus::role(swaps, instances, &k);
-  if (role < 0) {
-    if (threadIdx.x == 0) litmus::stress(scratch, litmus::kScratchWords, int(blockIdx.x));
-    return;
-  }
+__global__ void coherence(int* mem, int* results, const int* rotations, int* scratch, int instances, int variant) {
+  const litmus::Instance in = litmus::begin(mem, rotations, scratch, instances);
+  if (in.role < 0) return;
+  const int k = in.index, role = in.role;
   if (threadIdx.x != 0) return;
-  int* x = &mem[litmus::base_of(k)];
+  int* x = in.x;
   if (role == 0) {
     *reinterpret_cast<volatile int*>(x) = 1;
     if (variant == kCoww) *reinterpret_cast<volatile int*>(x) = 2;

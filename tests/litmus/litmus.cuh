@@ -83,17 +83,17 @@ inline Options parse(int argc, char** argv, const char* name, const std::vector<
   return o;
 }
 
-// Which instances swap roles in launch `iteration`: on the emulator, where one block runs until it
-// ends or waits, the block that starts first sees none of the other's stores, so each role must go
-// first in some instances.
-inline std::vector<int> role_swaps(const Options& o, int iteration) {
-  std::vector<int> swap(o.instances);
+// How far each instance rotates its roles in launch `iteration` (0 .. roles-1): on the emulator,
+// where one block runs until it ends or waits, the block that starts first sees none of the others'
+// stores, so each role must go first in some instances.
+inline std::vector<int> role_rotations(const Options& o, int iteration, int roles) {
+  std::vector<int> rotation(o.instances);
   unsigned x = o.seed * 2654435761u + unsigned(iteration) * 40503u + 1u;
-  for (int& s : swap) {
+  for (int& r : rotation) {
     x = x * 1103515245u + 12345u;
-    s = int((x >> 16) & 1u);
+    r = int((x >> 16) % unsigned(roles));
   }
-  return swap;
+  return rotation;
 }
 
 // Other blocks' traffic while the test runs: stores and loads all over a scratch buffer.
@@ -118,11 +118,12 @@ inline const char* backend() {
 __host__ __device__ inline int base_of(int instance) { return instance * 2 * kStride; }
 constexpr int kScratchWords = 1 << 16;
 
-// The launch that every program makes: `kernel` runs with 2 * instances + stress blocks of kThreads
-// threads and gets (mem, results, swaps, scratch, instances, variant). Each launch starts from zeroed
-// memory; `classify(results of one instance, its memory)` names the outcome.
+// The launch that every program makes: `kernel` runs with roles * instances + stress blocks of
+// kThreads threads and gets (mem, results, rotations, scratch, instances, variant); it starts with
+// litmus::begin. Each launch starts from zeroed memory; `classify(results of one instance, its
+// memory)` names the outcome.
 template <class Kernel, class Classify>
-Counts run(const Options& o, int variant, int results_per_instance, Kernel kernel, Classify classify) {
+Counts run(const Options& o, int variant, int results_per_instance, Kernel kernel, Classify classify, int roles = 2) {
   const std::size_t mem_words = std::size_t(o.instances) * 2 * kStride;
   const std::size_t result_words = std::size_t(o.instances) * results_per_instance;
   int *mem, *results, *swaps, *scratch;
@@ -134,11 +135,11 @@ Counts run(const Options& o, int variant, int results_per_instance, Kernel kerne
   std::vector<int> host_results(result_words), host_mem(mem_words);
   Counts counts;
   for (int it = 0; it < o.iterations; ++it) {
-    const std::vector<int> swap = role_swaps(o, it);
+    const std::vector<int> swap = role_rotations(o, it, roles);
     LITMUS_CHECK(cudaMemset(mem, 0, mem_words * sizeof(int)));
     LITMUS_CHECK(cudaMemset(results, 0xff, result_words * sizeof(int)));  // -1: a result never written
     LITMUS_CHECK(cudaMemcpy(swaps, swap.data(), swap.size() * sizeof(int), cudaMemcpyHostToDevice));
-    kernel<<<2 * o.instances + o.stress, kThreads>>>(mem, results, swaps, scratch, o.instances, variant);
+    kernel<<<roles * o.instances + o.stress, kThreads>>>(mem, results, swaps, scratch, o.instances, variant);
     LITMUS_CHECK(cudaGetLastError());
     LITMUS_CHECK(cudaDeviceSynchronize());
     LITMUS_CHECK(cudaMemcpy(host_results.data(), results, result_words * sizeof(int), cudaMemcpyDeviceToHost));
@@ -153,12 +154,25 @@ Counts run(const Options& o, int variant, int results_per_instance, Kernel kerne
   return counts;
 }
 
-// The role block `blockIdx.x` plays (0 or 1) in its instance, or -1 for a stress block.
-__device__ inline int role(const int* swaps, int instances, int* instance) {
+// What block `blockIdx.x` does in a launch: its role (0 .. roles-1) in its instance of the test, and
+// that instance's two locations x and y (kStride ints apart), or role -1 for a stress block, which
+// has already done its stress when this returns.
+struct Instance {
+  int role;
+  int index;
+  int* x;
+  int* y;
+};
+
+__device__ inline Instance begin(int* mem, const int* rotations, int* scratch, int instances, int roles = 2) {
   const int b = int(blockIdx.x);
-  if (b >= 2 * instances) return -1;
-  *instance = b / 2;
-  return (b % 2) ^ swaps[b / 2];
+  if (b >= roles * instances) {
+    if (threadIdx.x == 0) stress(scratch, kScratchWords, b);
+    return Instance{-1, -1, nullptr, nullptr};
+  }
+  const int k = b / roles;
+  int* x = &mem[base_of(k)];
+  return Instance{(b % roles + rotations[k]) % roles, k, x, x + kStride};
 }
 
 inline int variant_index(const Options& o, const std::vector<std::string>& variants) {

@@ -30,15 +30,12 @@ const std::vector<std::string> kVariants = {"none",         "writer-fence",    "
                                             "block-fences", "release-acquire", "warp-vote",    "warp-vote-fences"};
 }  // namespace
 
-__global__ void message_passing(int* mem, int* results, const int* swaps, int* scratch, int instances, int variant) {
-  int k = 0;
-  const int role = litmus::role(swaps, instances, &k);
-  if (role < 0) {
-    if (threadIdx.x == 0) litmus::stress(scratch, litmus::kScratchWords, int(blockIdx.x));
-    return;
-  }
-  int* data = &mem[litmus::base_of(k)];
-  int* flag = data + litmus::kStride;
+__global__ void message_passing(int* mem, int* results, const int* rotations, int* scratch, int instances, int variant) {
+  const litmus::Instance in = litmus::begin(mem, rotations, scratch, instances);
+  if (in.role < 0) return;
+  const int k = in.index, role = in.role;
+  int* data = in.x;
+  int* flag = in.y;
   const bool writer_fence = variant == kWriterFence || variant == kFences || variant == kWarpVote ||
                             variant == kWarpVoteFences;
   const bool reader_fence = variant == kReaderFence || variant == kFences || variant == kWarpVoteFences;

@@ -18,16 +18,13 @@ enum Variant { kNone, kFences };
 const std::vector<std::string> kVariants = {"none", "fences"};
 }  // namespace
 
-__global__ void store_buffering(int* mem, int* results, const int* swaps, int* scratch, int instances, int variant) {
-  int k = 0;
-  const int role = litmus::role(swaps, instances, &k);
-  if (role < 0) {
-    if (threadIdx.x == 0) litmus::stress(scratch, litmus::kScratchWords, int(blockIdx.x));
-    return;
-  }
+__global__ void store_buffering(int* mem, int* results, const int* rotations, int* scratch, int instances, int variant) {
+  const litmus::Instance in = litmus::begin(mem, rotations, scratch, instances);
+  if (in.role < 0) return;
+  const int k = in.index, role = in.role;
   if (threadIdx.x != 0) return;
-  volatile int* x = &mem[litmus::base_of(k)];
-  volatile int* y = x + litmus::kStride;
+  volatile int* x = in.x;
+  volatile int* y = in.y;
   volatile int* mine = role == 0 ? x : y;
   volatile int* other = role == 0 ? y : x;
   *mine = 1;

@@ -19,6 +19,7 @@ using scanlab_emu::detail::Thread;
 namespace {
 
 using scanlab_emu::detail::is_shared_address;
+using scanlab_emu::detail::memcheck;
 using scanlab_emu::detail::observe_loads;
 using scanlab_emu::detail::observe_shared;
 using scanlab_emu::detail::shared_access;
@@ -27,35 +28,39 @@ using scanlab_emu::detail::weak_memory;
 // `pc` is the instrumented instruction's address (the hook's return address), for reports.
 // These run on every load and store of a kernel: with the race checker, bank counter and weak memory
 // off (the usual case) a read costs one test of a global flag, and a store the progress bookkeeping.
-inline void on_read(const void* addr, std::size_t bytes, const void* pc) {
+// `aligned`: the compiler's access of that size at a naturally aligned address (memcheck checks it).
+inline void on_read(const void* addr, std::size_t bytes, const void* pc, bool aligned = false) {
   if (__builtin_expect(!observe_loads, 1)) return;
   Thread* t = running;
   if (!t) return;
   if (is_shared_address(addr)) {
     if (observe_shared) shared_access(t, addr, bytes, false, pc);
-  } else if (weak_memory && !on_own_stack(t, addr)) {
-    scanlab_emu::detail::stale_plain_load(t, addr, bytes, pc);  // may return an older value
+  } else if (!on_own_stack(t, addr)) {
+    if (memcheck) scanlab_emu::detail::memcheck_access(t, addr, bytes, false, aligned, pc);
+    if (weak_memory) scanlab_emu::detail::stale_plain_load(t, addr, bytes, pc);  // may return an older value
   }
 }
 
-inline void on_write(const void* addr, std::size_t bytes, const void* pc) {
+inline void on_write(const void* addr, std::size_t bytes, const void* pc, bool aligned = false) {
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
   note_store(t);
-  if (__builtin_expect(!observe_shared && !weak_memory, 1)) return;
+  if (__builtin_expect(!observe_loads, 1)) return;
   if (is_shared_address(addr)) {
     if (observe_shared) shared_access(t, addr, bytes, true, pc);
-  } else if (weak_memory) {
-    scanlab_emu::detail::weak_store(t, addr, bytes, pc);
+  } else {
+    if (memcheck) scanlab_emu::detail::memcheck_access(t, addr, bytes, true, aligned, pc);
+    if (weak_memory) scanlab_emu::detail::weak_store(t, addr, bytes, pc);
   }
 }
 
 // A volatile or atomic load: a polling step, and in weak-memory mode a load of the newest committed
 // value (taken after the poll, which may have let other blocks run).
-inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc) {
+inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc, bool aligned = false) {
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
   if (observe_shared && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
+  if (memcheck && !is_shared_address(addr)) scanlab_emu::detail::memcheck_access(t, addr, bytes, false, aligned, pc);
   if (weak_memory) scanlab_emu::detail::stale_restore();
   poll(addr, bytes);
   if (weak_memory && !is_shared_address(addr)) scanlab_emu::detail::stale_strong_load(t, addr, bytes, pc);
@@ -90,6 +95,8 @@ struct Rmw {
       t = nullptr;
       return;
     }
+    // Atomics need natural alignment on a GPU, whatever the compiler knows.
+    if (memcheck && !is_shared_address(addr)) scanlab_emu::detail::memcheck_access(t, addr, bytes, true, true, pc);
     if (weak_memory && !is_shared_address(addr)) scanlab_emu::detail::weak_atomic_begin(t, addr, bytes);
     std::memcpy(before, addr, bytes);
   }
@@ -124,12 +131,12 @@ void __tsan_read_range(void* a, unsigned long n) { on_read(a, n, PC); }
 void __tsan_write_range(void* a, unsigned long n) { on_write(a, n, PC); }
 
 #define SCANLAB_EMU_HOOKS(N)                                                  \
-  void __tsan_read##N(void* a) { on_read(a, N, PC); }                             \
-  void __tsan_write##N(void* a) { on_write(a, N, PC); }                           \
+  void __tsan_read##N(void* a) { on_read(a, N, PC, true); }                       \
+  void __tsan_write##N(void* a) { on_write(a, N, PC, true); }                     \
   void __tsan_unaligned_read##N(void* a) { on_read(a, N, PC); }                   \
   void __tsan_unaligned_write##N(void* a) { on_write(a, N, PC); }                 \
-  void __tsan_volatile_read##N(void* a) { on_volatile_read(a, N, PC); }           \
-  void __tsan_volatile_write##N(void* a) { on_write(a, N, PC); }                  \
+  void __tsan_volatile_read##N(void* a) { on_volatile_read(a, N, PC, true); }     \
+  void __tsan_volatile_write##N(void* a) { on_write(a, N, PC, true); }            \
   void __tsan_unaligned_volatile_read##N(void* a) { on_volatile_read(a, N, PC); } \
   void __tsan_unaligned_volatile_write##N(void* a) { on_write(a, N, PC); }
 SCANLAB_EMU_HOOKS(1)
@@ -154,14 +161,14 @@ SCANLAB_EMU_HOOKS(16)
   }
 #define SCANLAB_EMU_ATOMIC_HOOKS(BITS, T)                                                               \
   T __tsan_atomic##BITS##_load(const volatile T* a, int mo) {                                          \
-    on_volatile_read(const_cast<const T*>(a), sizeof(T), PC);                                          \
+    on_volatile_read(const_cast<const T*>(a), sizeof(T), PC, true);                                    \
     T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                        \
     on_acquire(mo);                                                                                    \
     return v;                                                                                          \
   }                                                                                                    \
   void __tsan_atomic##BITS##_store(volatile T* a, T v, int mo) {                                       \
     on_release(mo);                                                                                    \
-    on_write(const_cast<const T*>(a), sizeof(T), PC);                                                  \
+    on_write(const_cast<const T*>(a), sizeof(T), PC, true);                                            \
     __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                          \
   }                                                                                                    \
   SCANLAB_EMU_RMW_HOOK(BITS, T, exchange, __atomic_exchange_n)                                         \

@@ -47,8 +47,12 @@ struct alignas(64) Thread {
   // Set once the thread has polled one address kSpinPolls times, until it stores or polls elsewhere:
   // a spinning thread's yields, at warp collectives too, are not progress.
   bool spin_sticky = false;
+  // Set when a poll of this thread saw something new (another value, another address) since its
+  // warp's last collective: the warp's poll loop is not spinning (see complete_collective).
+  bool saw_news = false;
   bool has_work = false;
   unsigned polls = 0;
+  unsigned polls_unyielded = 0;   // polls since the thread last yielded (see poll())
   // With wait == barrier: the block's barrier generation it waits in (the barrier is released, and
   // the thread runnable, once the block's generation has moved on; see next_in_pass).
   std::uint32_t barrier_gen = 0;
@@ -110,6 +114,8 @@ struct Block {
   Thread** pass_next = nullptr;       // next position in `order` of the pass under way
   Thread** pass_end = nullptr;
   bool pass_progressed = false;       // a thread of this pass did more than poll
+  bool pass_spun = false;             // a thread of this pass yielded from a spinning poll
+  unsigned spun_passes = 0;           // passes in a row that progressed while a thread spun
   unsigned live = 0;                  // threads not exited
   unsigned at_barrier = 0;
   const void* barrier_site = nullptr;
@@ -189,6 +195,7 @@ inline void note_store(Thread* t) {
   __atomic_store_n(&store_epoch, store_epoch + 1, __ATOMIC_RELAXED);
   t->polls = 0;
   t->spin_sticky = false;
+  t->saw_news = true;
 }
 
 // ---- diagnostics (diagnostics.cpp) ----
@@ -238,6 +245,22 @@ void stale_refresh(Thread* t);           // a device-scope fence or acquire of t
 // value), `after` what they hold from now on.
 void stale_commit(const void* addr, std::size_t bytes, const unsigned char* before, const unsigned char* after,
                   const void* pc, std::uint64_t writer_block);
+
+// ---- memory safety (memcheck.cpp) ----
+struct AllocationInfo {
+  const char* start;
+  std::size_t bytes;
+  std::size_t id;
+  const char* pages_lo;   // its pages, guard pages included
+  const char* pages_hi;
+};
+bool allocation_around(const void* p, AllocationInfo& out, bool nearest);  // runtime_api.cpp
+extern bool memcheck;                    // this launch checks its global accesses (--memcheck)
+// An access of `bytes` at addr (neither shared memory nor the thread's own stack); `aligned`: the
+// instruction needs natural alignment (the compiler's aligned load or store of that size).
+void memcheck_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, bool aligned, const void* pc);
+void memcheck_launch_started();
+void install_fault_handler();            // reports a fault inside a kernel (illegal address, stack overflow)
 
 // Device properties of the modelled GPU.
 const cudaDeviceProp& modelled_device();

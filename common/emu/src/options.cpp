@@ -101,19 +101,31 @@ const Known kOptions[] = {
      }},
     {"SCANLAB_EMU_INTERLEAVE", [](Options& o, const char* var, const char* v) { o.interleave = parse_flag(var, v); }},
     {"SCANLAB_EMU_RACECHECK", [](Options& o, const char* var, const char* v) { o.racecheck = parse_flag(var, v); }},
+    {"SCANLAB_EMU_MEMCHECK", [](Options& o, const char* var, const char* v) { o.memcheck = parse_flag(var, v); }},
     {"SCANLAB_EMU_BANKS", [](Options& o, const char* var, const char* v) { o.banks = parse_flag(var, v); }},
     {"SCANLAB_EMU_COMPARE_ORDERS",
      [](Options& o, const char* var, const char* v) { o.compare_orders = parse_flag(var, v); }},
-    {"SCANLAB_EMU_TRACE",
-     [](Options& o, const char* var, const char* v) {
-       if (v[0] == '\0') bad_option(var, v, "a file name");
-       o.trace = v;
-     }},
     {"SCANLAB_EMU_WATCHDOG",
      [](Options& o, const char* var, const char* v) { o.watchdog_seconds = parse_seconds(var, v); }},
     {"SCANLAB_EMU_STACK",
      [](Options& o, const char* var, const char* v) {
        o.stack_bytes = parse_unsigned(var, v, 16 * 1024, std::uint64_t{1} << 30, "a stack size from 16384 to 2^30 bytes");
+     }},
+    {"SCANLAB_EMU_DEVICE_MEMORY",
+     [](Options& o, const char* var, const char* v) {
+       // Bytes, or with a suffix K, M or G (powers of 1024): 16777216, 16M, 2G.
+       const char* expected = "a number of bytes from 1048576 (1M) to 2^48, such as 16M or 2G";
+       std::string digits = v;
+       std::uint64_t unit = 1;
+       if (!digits.empty()) {
+         const char suffix = char(std::toupper(static_cast<unsigned char>(digits.back())));
+         unit = suffix == 'K' ? 1ull << 10 : suffix == 'M' ? 1ull << 20 : suffix == 'G' ? 1ull << 30 : 1;
+         if (unit != 1) digits.pop_back();
+       }
+       const std::uint64_t count = parse_unsigned(var, digits.empty() ? v : digits.c_str(), 1, std::uint64_t{1} << 48,
+                                                  expected);
+       if (count > (std::uint64_t{1} << 48) / unit || count * unit < (1u << 20)) bad_option(var, v, expected);
+       o.device_memory = count * unit;
      }},
 };
 

@@ -25,11 +25,12 @@ std::size_t max_dynamic_optin = 0;        // the largest cudaFuncAttributeMaxDyn
 struct Allocation {
   std::size_t bytes;
   std::size_t id;
-  void* mapping;              // the pages holding it, and the guard page after them
+  void* mapping;              // the pages holding it, with a guard page before and after them
   std::size_t mapping_bytes;
 };
 std::map<const char*, Allocation> allocations;  // device allocations by start address
 std::size_t allocation_count = 0;
+std::size_t allocated_bytes = 0;                 // the sum of the live allocations' sizes
 
 cudaError_t set_error(cudaError_t e) {
   if (e != cudaSuccess) last_error = e;
@@ -55,6 +56,37 @@ const Allocation* find_allocation(const void* p, const char** start) {
   return nullptr;
 }
 
+}  // namespace
+
+// For memcheck and the fault handler: the allocation whose pages (guard pages included) hold p, or
+// with `nearest`, the allocation whose pages are closest to p.
+bool allocation_around(const void* p, AllocationInfo& out, bool nearest) {
+  const char* a = static_cast<const char*>(p);
+  auto after = allocations.upper_bound(a);
+  const std::pair<const char* const, Allocation>* best = nullptr;
+  std::size_t best_distance = ~std::size_t(0);
+  auto consider = [&](const std::pair<const char* const, Allocation>& e) {
+    const char* lo = static_cast<const char*>(e.second.mapping);
+    const char* hi = lo + e.second.mapping_bytes;
+    const std::size_t d = a < lo ? std::size_t(lo - a) : a >= hi ? std::size_t(a - hi) + 1 : 0;
+    if (d < best_distance) {
+      best_distance = d;
+      best = &e;
+    }
+  };
+  if (after != allocations.end()) consider(*after);
+  if (after != allocations.begin()) consider(*std::prev(after));
+  if (!best || (best_distance != 0 && !nearest)) return false;
+  out.start = best->first;
+  out.bytes = best->second.bytes;
+  out.id = best->second.id;
+  out.pages_lo = static_cast<const char*>(best->second.mapping);
+  out.pages_hi = out.pages_lo + best->second.mapping_bytes;
+  return true;
+}
+
+namespace {
+
 struct Event {
   std::chrono::steady_clock::time_point when{};
   bool recorded = false;
@@ -72,8 +104,10 @@ const cudaDeviceProp& modelled_device() {
   static const cudaDeviceProp prop = [] {
     cudaDeviceProp p{};
     std::snprintf(p.name, sizeof p.name, "scanlab CPU SIMT emulator (models 8 SMs of sm_90)");
+    // Half the machine's RAM (the host needs the rest, for its own copies), or --device-memory.
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     p.totalGlobalMem = (pages > 0 && page > 0) ? std::size_t(pages) * std::size_t(page) / 2 : (std::size_t(4) << 30);
+    if (options().device_memory) p.totalGlobalMem = std::size_t(options().device_memory);
     p.sharedMemPerBlock = 48 * 1024;
     p.regsPerBlock = 65536;
     p.warpSize = 32;
@@ -275,6 +309,7 @@ const char* cudaGetErrorName(cudaError_t e) {
     SCANLAB_EMU_NAME(cudaErrorIllegalAddress)
     SCANLAB_EMU_NAME(cudaErrorLaunchOutOfResources)
     SCANLAB_EMU_NAME(cudaErrorLaunchTimeout)
+    SCANLAB_EMU_NAME(cudaErrorMisalignedAddress)
     SCANLAB_EMU_NAME(cudaErrorLaunchFailure)
     SCANLAB_EMU_NAME(cudaErrorNotSupported)
     SCANLAB_EMU_NAME(cudaErrorUnknown)
@@ -300,6 +335,7 @@ const char* cudaGetErrorString(cudaError_t e) {
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorMisalignedAddress: return "misaligned address";
     case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
     case cudaErrorLaunchTimeout: return "the launch timed out and was terminated";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
@@ -372,9 +408,7 @@ cudaError_t cudaRuntimeGetVersion(int* v) { return cudaDriverGetVersion(v); }
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
   if (!free_bytes || !total_bytes) return set_error(cudaErrorInvalidValue);
   *total_bytes = modelled_device().totalGlobalMem;
-  std::size_t used = 0;
-  for (auto& [p, a] : allocations) used += a.bytes;
-  *free_bytes = used < *total_bytes ? *total_bytes - used : 0;
+  *free_bytes = allocated_bytes < *total_bytes ? *total_bytes - allocated_bytes : 0;
   return cudaSuccess;
 }
 
@@ -382,24 +416,37 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   if (running) return in_kernel_error("cudaMalloc");
   if (!ptr) return set_error(cudaErrorInvalidValue);
   *ptr = nullptr;
-  if (bytes > modelled_device().totalGlobalMem) return set_error(cudaErrorMemoryAllocation);
+  // The emulated device's memory is host RAM: a program that asks for more than the device has, in
+  // all, gets cudaErrorMemoryAllocation (as on a GPU) and a message, before the OS runs out of memory.
+  const std::size_t total = modelled_device().totalGlobalMem;
+  if (bytes > total || allocated_bytes > total - bytes) {
+    std::fprintf(stderr,
+                 "scanlab emulator: cudaMalloc of %zu bytes fails with cudaErrorMemoryAllocation: %zu bytes in %zu "
+                 "allocation%s are in use and the emulated device has %zu bytes (%s)\n",
+                 bytes, allocated_bytes, allocations.size(), allocations.size() == 1 ? "" : "s", total,
+                 scanlab_emu::options().device_memory ? "--device-memory" : "half this machine's RAM; --device-memory sets it");
+    return set_error(cudaErrorMemoryAllocation);
+  }
   // Each allocation gets its own pages, placed so that it ends (256-byte aligned) just before an
-  // inaccessible guard page: a kernel writing past the end faults at once, as a GPU reports an
-  // illegal address, instead of silently corrupting the host heap.
+  // inaccessible guard page, with another guard page before them: a kernel writing past either end
+  // faults at once, as a GPU reports an illegal address, instead of silently corrupting the host
+  // heap. The few bytes in between (the rounding up to 256) are caught by --memcheck.
   const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
   const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 255) / 256 * 256;
   const std::size_t data_pages = (rounded + page - 1) / page * page;
-  void* m = mmap(nullptr, data_pages + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* m = mmap(nullptr, data_pages + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
   if (m == MAP_FAILED) return set_error(cudaErrorMemoryAllocation);
-  char* guard = static_cast<char*>(m) + data_pages;
-  if (mprotect(guard, page, PROT_NONE) != 0) {
-    munmap(m, data_pages + page);
+  char* guard = static_cast<char*>(m) + page + data_pages;
+  if (mprotect(m, page, PROT_NONE) != 0 || mprotect(guard, page, PROT_NONE) != 0) {
+    munmap(m, data_pages + 2 * page);
     return set_error(cudaErrorMemoryAllocation);
   }
   void* p = guard - rounded;
   // Fresh device memory holds garbage on a GPU; a visible pattern makes unwritten reads show.
   std::memset(p, 0xA5, bytes);
-  allocations[static_cast<const char*>(p)] = Allocation{bytes, ++allocation_count, m, data_pages + page};
+  allocations[static_cast<const char*>(p)] = Allocation{bytes, ++allocation_count, m, data_pages + 2 * page};
+  allocated_bytes += bytes;
   *ptr = p;
   return cudaSuccess;
 }
@@ -409,6 +456,7 @@ cudaError_t cudaFree(void* ptr) {
   auto it = allocations.find(static_cast<const char*>(ptr));
   if (it == allocations.end()) return set_error(cudaErrorInvalidValue);
   munmap(it->second.mapping, it->second.mapping_bytes);
+  allocated_bytes -= it->second.bytes;
   allocations.erase(it);
   return cudaSuccess;
 }

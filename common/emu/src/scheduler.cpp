@@ -29,6 +29,13 @@ bool observe_loads = false;
 namespace {
 
 constexpr unsigned kSpinPolls = 4;                     // polls of one address before yielding
+// A poll loop that also stores (a counter, a heartbeat) never spins kSpinPolls times in a row: its
+// thread still yields after this many polls, so that the rest of its block moves too.
+constexpr unsigned kPollsPerYield = 64;
+// A block that progresses while one of its threads spins (its other threads are busy) gives the
+// other blocks a turn after this many passes, so that the stores its spinner waits for can land
+// even when the block never stalls.
+constexpr unsigned kSpunPassesPerTurn = 16;
 
 namespace fctx = boost::context::detail;
 fctx::fcontext_t scheduler_context = nullptr;          // the scheduler, while a fiber runs
@@ -196,11 +203,26 @@ unsigned source_lane(const Thread& t) {
 void complete_collective(Block& b, Warp& w, unsigned warp, unsigned group) {
   Thread** lanes = &b.threads[std::size_t(warp) * 32];
   unsigned ballot = 0;
-  bool spinning = false;
+  bool spinning = false, news = false;
   for (unsigned l = 0; l < 32; ++l) {
     if ((group >> l) & 1u) {
       ballot |= (lanes[l]->value != 0 ? 1u : 0u) << l;
       spinning |= lanes[l]->spin_sticky;
+      news |= lanes[l]->saw_news;
+    }
+  }
+  // A warp polls as one: when any lane saw something new since the last collective, the whole warp
+  // may leave its poll loop now, so no lane counts as spinning until they have all polled unchanged
+  // values kSpinPolls times again. (Otherwise lanes that had spun on finished predecessors would
+  // make the warp's work after the loop, its shuffles, look like spinning, and the block stall.)
+  if (news) {
+    spinning = false;
+    for (unsigned l = 0; l < 32; ++l) {
+      if ((group >> l) & 1u) {
+        lanes[l]->spin_sticky = false;
+        lanes[l]->polls = 0;
+        lanes[l]->saw_news = false;
+      }
     }
   }
   w.spinning = spinning;
@@ -323,7 +345,9 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
     t->spinning = false;
     t->has_work = true;
     t->polls = 0;
+    t->polls_unyielded = 0;
     t->spin_sticky = false;
+    t->saw_news = false;
     t->poll_addr = t->poll_prev = nullptr;
     b->threads[i] = t;
     b->warps[t->warp].live |= 1u << t->lane;
@@ -406,6 +430,16 @@ std::string describe_waits(const Block& b) {
 
 enum class Outcome { finished, stalled, aborted, paused };
 
+// Forget that the block's threads were spinning (see the deadlock check in run_launch).
+void unstick(Block& b) {
+  b.stalled = false;
+  for (Thread* t : b.threads) {
+    t->polls = 0;
+    t->spin_sticky = false;
+  }
+  for (Warp& w : b.warps) w.spinning = false;
+}
+
 // Passes over the block's threads until it ends, fails, or stalls: a pass in which every thread
 // that ran only polled and no store landed anywhere. With one_pass (interleaving), it pauses after
 // any pass that made progress, so that the next resident block runs.
@@ -417,6 +451,7 @@ Outcome run_block(Launch& L, Block& b, bool one_pass) {
     b.pass_next = b.order.data();
     b.pass_end = b.order.data() + b.order.size();
     b.pass_progressed = false;
+    b.pass_spun = false;
     Thread* first = next_in_pass(b);
     const bool resumed = first != nullptr;
     if (first) run_pass_from(first);
@@ -435,6 +470,11 @@ Outcome run_block(Launch& L, Block& b, bool one_pass) {
     }
     if (!progressed && store_epoch == epoch0) return Outcome::stalled;
     if (one_pass) return Outcome::paused;
+    b.spun_passes = b.pass_spun ? b.spun_passes + 1 : 0;
+    if (b.spun_passes >= kSpunPassesPerTurn) {
+      b.spun_passes = 0;
+      return Outcome::paused;
+    }
   }
 }
 
@@ -640,16 +680,23 @@ void poll(const volatile void* addr, std::size_t bytes) {
       t->poll_addr = addr;
       t->polls = 0;
       t->spin_sticky = false;
+      t->saw_news = true;
     } else if (addr == t->poll_addr && value != t->poll_value) {
       t->polls = 0;  // the thread sees something new: not spinning
       t->spin_sticky = false;
+      t->saw_news = true;
     }
     if (addr == t->poll_addr) t->poll_value = value;
   }
   if (++t->polls >= kSpinPolls) {
     t->polls = 0;
+    t->polls_unyielded = 0;
     t->spinning = true;
     t->spin_sticky = true;
+    t->block->pass_spun = true;
+    yield_to_scheduler();
+  } else if (++t->polls_unyielded >= kPollsPerYield) {
+    t->polls_unyielded = 0;
     yield_to_scheduler();
   }
 }
@@ -713,7 +760,10 @@ void run_launch(Launch& L) {
   diag_launch_started(L);
   weak_memory = options().memory == Memory::weak;
   if (weak_memory) weak_launch_started(options().seed);
-  observe_loads = observe_shared || weak_memory;
+  memcheck = options().memcheck;
+  if (memcheck) memcheck_launch_started();
+  install_fault_handler();
+  observe_loads = observe_shared || weak_memory || memcheck;
   const dim3 g = L.config.grid;
   L.blocks_total = std::uint64_t(g.x) * g.y * g.z;
   const Options& opt = options();
@@ -741,6 +791,7 @@ void run_launch(Launch& L) {
   for (unsigned s = L.resident; s-- > 0;) free_slots.push_back(s);
   std::uint64_t next = 0;
   std::size_t rr = 0;
+  std::uint64_t confirmed_epoch = ~std::uint64_t(0);  // store_epoch when blocks last ran unstuck
   launch_in_flight = true;
 
   while (!L.aborted && (next < L.blocks_total || !active.empty())) {
@@ -768,6 +819,15 @@ void run_launch(Launch& L) {
       active.push_back(pick);
     }
     if (!pick && weak_memory && weak_commit_all(active)) continue;  // let pending stores land first
+    // Before declaring a deadlock, every resident block runs once more with its threads' spin
+    // counts cleared: a block whose threads had just left their poll loops (a warp that found its
+    // predecessors and went on to its shuffles) gets to show that it moves. A block that is really
+    // stuck spins kSpinPolls times per thread again and stalls with no store landing.
+    if (!pick && confirmed_epoch != store_epoch) {
+      confirmed_epoch = store_epoch;
+      for (Block* b : active) unstick(*b);
+      continue;
+    }
     if (!pick) {
       std::ostringstream os;
       os << "deadlock: every resident block is waiting and no store has landed since they began to wait.\n"
@@ -803,6 +863,7 @@ void run_launch(Launch& L) {
     stale_launch_finished(L);
   }
   weak_memory = false;
+  memcheck = false;
   observe_loads = false;
   for (Block* b : active) abandon_block(b);
   launch_in_flight = false;

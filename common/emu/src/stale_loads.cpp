@@ -53,6 +53,25 @@ std::unordered_map<std::uintptr_t, std::vector<Version>> history;  // by word (a
 std::uint64_t commits = 0;                                         // the commit sequence
 std::mt19937_64 dice;
 
+// Which 4 KiB pages may hold a word with a history: a bit per hash of the page, set when a word of
+// the page gets one. Most plain loads read memory that no block writes in the launch (a scan's
+// input), and a clear bit answers them without a look-up in `history`.
+constexpr std::size_t kPageFilterBits = std::size_t(1) << 16;
+std::vector<std::uint64_t> page_filter(kPageFilterBits / 64);
+
+inline std::size_t page_bit(std::uintptr_t word) {
+  const std::uintptr_t page = word >> 10;  // word = address >> 2, page = address >> 12
+  return std::size_t((page * 0x9e3779b97f4a7c15ull) >> 48) & (kPageFilterBits - 1);
+}
+inline bool page_may_have_history(std::uintptr_t word) {
+  const std::size_t b = page_bit(word);
+  return (page_filter[b / 64] >> (b % 64)) & 1u;
+}
+inline void note_page_history(std::uintptr_t word) {
+  const std::size_t b = page_bit(word);
+  page_filter[b / 64] |= std::uint64_t(1) << (b % 64);
+}
+
 struct Patch {
   char* addr;
   std::size_t bytes;
@@ -106,6 +125,7 @@ void stale_restore_slow() {
 
 void stale_launch_started(std::uint64_t seed) {
   history.clear();
+  std::fill(page_filter.begin(), page_filter.end(), 0);
   stale_reads.clear();
   commits = 0;
   stale_patched = false;
@@ -119,10 +139,15 @@ void stale_commit(const void* addr, std::size_t bytes, const unsigned char* befo
   // Whole words only: a word partly written keeps its history, which then no longer matches memory,
   // and loads of it are served fresh (see stale_plain_load).
   for (std::uintptr_t off = (4 - a % 4) % 4; off + 4 <= bytes; off += 4) {
-    auto h = history.find((a + off) >> 2);
+    const std::uintptr_t word = (a + off) >> 2;
+    const bool full = history.size() >= kWordsFollowed;
+    if (full && !page_may_have_history(word)) continue;  // not followed, and never will be
+    auto h = history.find(word);
     if (h == history.end()) {
-      if (history.size() >= kWordsFollowed) continue;
-      h = history.emplace((a + off) >> 2, std::vector<Version>{}).first;
+      if (full) continue;
+      h = history.emplace(word, std::vector<Version>{}).first;
+      h->second.reserve(2);
+      note_page_history(word);
     }
     auto& v = h->second;
     std::uint32_t value;
@@ -147,7 +172,7 @@ void stale_strong_load(Thread* t, const void* addr, std::size_t bytes, const voi
   if (history.empty()) return;
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
   for (std::uintptr_t w = a >> 2; w <= (a + bytes - 1) >> 2; ++w)
-    if (history.count(w)) t->block->view_floor[w] = commits;
+    if (page_may_have_history(w) && history.count(w)) t->block->view_floor[w] = commits;
 }
 
 void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void* pc) {
@@ -156,6 +181,7 @@ void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void
   Block& b = *t->block;
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
   const std::uintptr_t first = a >> 2, last = (a + bytes - 1) >> 2;
+  if (!page_may_have_history(first) && !page_may_have_history(last)) return;  // pages no commit followed
   const std::vector<Version>* hist[5] = {};
   std::uint64_t floor = b.view_refreshed;
   bool any = false;

@@ -15,7 +15,6 @@
 #include <cstring>
 #include <random>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "internal.hpp"
 
@@ -69,28 +68,41 @@ void commit_running(const std::vector<PendingStore>& list, std::size_t k) {
 }
 
 // Commits each store of `list` with probability 1/2 (memory holds the committed state), keeping the
-// others in order. A store older than a committed one to the same address is dropped: it would
-// otherwise land later and undo the newer value.
-std::vector<PendingStore> commit_some(std::vector<PendingStore>& list, bool& any) {
-  std::vector<bool> commit(list.size());
-  for (std::size_t i = 0; i < list.size(); ++i) commit[i] = coin() & 1;
-  std::unordered_set<const char*> committed_addr;
-  std::vector<bool> dropped(list.size());
-  for (std::size_t i = list.size(); i-- > 0;) {
-    if (committed_addr.count(list[i].addr)) dropped[i] = true;
-    else if (commit[i]) committed_addr.insert(list[i].addr);
+// others in order in `list`. A store older than a committed one to the same address is dropped: it
+// would otherwise land later and undo the newer value. (Runs at every switch of a block: its scratch
+// space is kept from call to call.)
+void commit_some(std::vector<PendingStore>& list, bool& any) {
+  static std::vector<std::uint8_t> fate;       // 0 keep, 1 commit, 2 drop
+  static std::vector<const char*> committed;   // open addressing: addresses with a committed store
+  const std::size_t n = list.size();
+  if (n == 0) return;
+  fate.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) fate[i] = std::uint8_t(coin() & 1);
+  std::size_t slots = 16;
+  while (slots < 2 * n) slots *= 2;
+  committed.assign(slots, nullptr);
+  auto slot_of = [&](const char* a) {
+    std::size_t h = std::size_t((reinterpret_cast<std::uintptr_t>(a) * 0x9e3779b97f4a7c15ull) >> 32) & (slots - 1);
+    while (committed[h] && committed[h] != a) h = (h + 1) & (slots - 1);
+    return h;
+  };
+  for (std::size_t i = n; i-- > 0;) {
+    const std::size_t h = slot_of(list[i].addr);
+    if (committed[h]) fate[i] = 2;
+    else if (fate[i] == 1) committed[h] = list[i].addr;
   }
-  std::vector<PendingStore> keep;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (dropped[i]) continue;
-    if (commit[i]) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (fate[i] == 2) continue;
+    if (fate[i] == 1) {
       commit_switched_out(list[i]);
       any = true;
     } else {
-      keep.push_back(list[i]);
+      if (kept != i) list[kept] = list[i];
+      ++kept;
     }
   }
-  return keep;
+  list.resize(kept);
 }
 
 }  // namespace
@@ -186,13 +198,11 @@ void weak_switch_out(Block& b, bool finished) {
     std::memcpy(p->addr, p->old_bytes, p->bytes);
   }
   bool any = false;
-  std::vector<PendingStore> keep = commit_some(list, any);
+  commit_some(list, any);
   if (any) bump_epoch();
   if (finished) {
-    draining.insert(draining.end(), keep.begin(), keep.end());
+    draining.insert(draining.end(), list.begin(), list.end());
     pending.erase(it);
-  } else {
-    list = std::move(keep);
   }
 }
 
@@ -200,7 +210,7 @@ void weak_switch_out(Block& b, bool finished) {
 void weak_drain_step() {
   if (draining.empty()) return;
   bool any = false;
-  draining = commit_some(draining, any);
+  commit_some(draining, any);
   if (any) bump_epoch();
 }
 

@@ -20,13 +20,14 @@ struct Options {
                                 // pass (as concurrent blocks run on a GPU), instead of running a
                                 // block until it ends or waits
   bool racecheck = false;       // shared-memory hazards
+  bool memcheck = false;        // global accesses out of their allocation's bounds, or misaligned
   bool banks = false;           // shared-memory bank-conflict degrees
   Memory memory = Memory::sc;
   bool compare_orders = false;  // run each launch under forward, reverse and random thread orders and
                                 // report device memory that differs between them (a race)
-  std::string trace;            // JSON-lines trace file, empty = no trace
   double watchdog_seconds = 20; // a launch with no emulated progress for this long is ended (> 0)
   std::size_t stack_bytes = 64 * 1024;  // per emulated thread, with a guard page below
+  std::uint64_t device_memory = 0;      // bytes cudaMalloc may hand out in all; 0 = half the RAM
 };
 
 // The options in force. Read before main() from SCANLAB_EMU_SCHEDULE, _THREAD_ORDER, _SEED,

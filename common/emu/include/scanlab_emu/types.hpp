@@ -65,6 +65,7 @@ enum cudaError_t : int {
   cudaErrorIllegalAddress = 700,
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchTimeout = 702,
+  cudaErrorMisalignedAddress = 716,
   cudaErrorLaunchFailure = 719,
   cudaErrorNotSupported = 801,
   cudaErrorUnknown = 999,
