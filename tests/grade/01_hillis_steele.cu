@@ -8,7 +8,8 @@
 // reference for floats) in a poisoned output; element 0 is checked on its own. The affine operator
 // is not commutative, so an operand swap anywhere fails. The untouched exercise stubs write nothing,
 // so they fail every case below. (The launch wrappers' argument checks are given code, so no case
-// grades them.)
+// grades them.) The last case runs only the last tiles of arrays of 2^31 + 5 and 2^32 + 5 elements,
+// where an index computed in 32 bits wraps (scanlab/grading/far.hpp; with --gpu the whole array).
 #include <doctest/doctest.h>
 
 #include <cstddef>

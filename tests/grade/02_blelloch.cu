@@ -10,6 +10,8 @@
 // swap anywhere in the up-sweep or the down-sweep fails; the max scan pads with INT32_MIN, so
 // padding with a literal 0 instead of Op::identity() fails. The untouched stubs write nothing and
 // fail every case. (The launch wrappers' argument checks are given code, so no case grades them.)
+// The last case runs only the last tiles of arrays of 2^31 + 5 and 2^32 + 5 elements, where an
+// index computed in 32 bits wraps (scanlab/grading/far.hpp; with --gpu the whole array).
 #include <doctest/doctest.h>
 
 #include <cstddef>

@@ -9,7 +9,8 @@
 // (chapter 02's layout reaches 32-way there). A CONFLICT_FREE_OFFSET that pads nothing (like the GPU
 // Gems macro as printed, see the book's erratum) or pads every 16 words only partly, fails the second
 // part even though its scan is right. (The launch wrappers' argument checks are given code, so no
-// case grades them.)
+// case grades them.) The last case runs only the last tiles of arrays of 2^31 + 5 and 2^32 + 5
+// elements, where an index computed in 32 bits wraps (scanlab/grading/far.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>

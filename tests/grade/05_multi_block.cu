@@ -13,12 +13,15 @@
 // tests also run with the blocks in reverse and in random order. The untouched exercise stubs
 // write nothing (or not everything), so they fail every case below. This is the checker: the
 // student's code runs in the runner (05_multi_block_runner.cu), another process. (n == 0 and the
-// launch code are given, so no case grades them.)
+// launch code are given, so no case grades them.) The last case runs each phase over only the last
+// tiles of arrays of 2^31 + 5 and 2^32 + 5 elements, where an index computed in 32 bits wraps
+// (scanlab/grading/far.hpp; with --gpu the whole scan of the whole array).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -147,8 +150,14 @@ bool check_phases_window(Algo algo, ScanKind kind, std::size_t tiles_per_block, 
 bool check_scan_far(Algo algo, ScanKind kind, std::size_t n, std::size_t first) {
   const Reply r = far_request("scan_far", n, first).monoid(Plus<std::int32_t>{}).kind(kind)
                       .params({{"algo", name_of(algo)}}).send();
-  std::int32_t prefix = 0;  // of elements [0, first)
-  for (std::size_t i = 0; i < first; ++i) prefix += far_input(i);
+  // The sum of elements [0, first), once per length (2^32 of them take seconds on the host).
+  static std::map<std::size_t, std::int32_t> prefixes;
+  if (prefixes.count(first) == 0) {
+    std::int32_t sum = 0;
+    for (std::size_t i = 0; i < first; ++i) sum += far_input(i);
+    prefixes[first] = sum;
+  }
+  const std::int32_t prefix = prefixes[first];
   const std::vector<std::int32_t> in = far_window(first, n);
   std::vector<std::int32_t> expected(in.size());
   scan_from(in.data(), expected.data(), in.size(), kind, Plus<std::int32_t>{}, prefix);
