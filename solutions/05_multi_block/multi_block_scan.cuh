@@ -119,8 +119,8 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // the scan (the dispatch launches them all, from first_block = 0; the grading runs only the last
 // blocks of arrays past 2^31 elements). It owns tiles [first, last) =
 // [block * tiles_per_block, (block + 1) * tiles_per_block) (the last block fewer) and writes the
-// total of its range, in order, to partials[block]. Reads only. Every thread of the block takes part in every
-// load and reduce (BlockReduce::reduce returns the tile's total to every thread).
+// total of its range, in order, to partials[block]. Reads only. Every thread of the block takes
+// part in every load and reduce (BlockReduce::reduce returns the tile's total to every thread).
 // --8<-- [start:reduce_kernel]
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
@@ -157,9 +157,9 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // Reduce-then-scan, phase 3 (scan): block `block` (= first_block + b, as in phase 1) scans its
 // tiles [first, last) of in into out, in order (inclusive or exclusive), each tile's results
 // prefixed on the LEFT by everything left of that tile: partials[block] (the spine's exclusive
-// prefix of the block's range) combined with the
-// totals of the block's earlier tiles. The prefixed scans of BlockScan take that prefix from a
-// callback (scanlab::RunningBlockPrefix carries a running total).
+// prefix of the block's range) combined with the totals of the block's earlier tiles. The
+// prefixed scans of BlockScan take that prefix from a callback (scanlab::RunningBlockPrefix
+// carries a running total).
 // --8<-- [start:scan_ranges_kernel]
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
