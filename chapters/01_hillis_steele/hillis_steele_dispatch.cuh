@@ -26,6 +26,9 @@ constexpr int kMaxBlockScan = 1024;
 // identity, so they change no prefix; they exist so that every warp is full.
 constexpr int hillis_steele_block_threads(int n) { return (n + 31) / 32 * 32; }
 
+// The most blocks one grid's x dimension holds.
+constexpr std::size_t kMaxGridBlocks = 0x7fffffffu;
+
 // ---------------------------------------------------------------------------------------------
 // Launch wrappers (host). Device pointers; the launch is checked, kernel faults surface at the
 // caller's next synchronisation.
@@ -82,22 +85,31 @@ void hillis_steele_exclusive_scan_block(const T* d_in, T* d_out, int n, Op op,
   SCANLAB_CHECK_LAUNCH();
 }
 
+// The tiles [first_tile, ceil(n / tile)) of in[0, n), each scanned on its own: elements before
+// first_tile * tile are neither read nor written (d_in and d_out need only be valid from there on).
+// One launch per at most kMaxGridBlocks tiles, each told its first tile.
+template <class T, class Op>
+void hillis_steele_inclusive_scan_tiles_from(const T* d_in, T* d_out, std::size_t n, int tile,
+                                             std::size_t first_tile, Op op, cudaStream_t s = 0) {
+  detail::check_tile_size(tile);
+  const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
+  if (first_tile >= tiles) return;
+  SCANLAB_NVTX_RANGE("ch01::hillis_steele_inclusive_scan_tiles");
+  const int threads = hillis_steele_block_threads(tile);
+  for (std::size_t start = first_tile; start < tiles; start += kMaxGridBlocks) {
+    const std::size_t blocks = tiles - start < kMaxGridBlocks ? tiles - start : kMaxGridBlocks;
+    hillis_steele_inclusive_scan_tiles_kernel<T, Op>
+        <<<static_cast<unsigned>(blocks), threads, detail::double_buffer_bytes<T>(threads), s>>>(
+            d_in, d_out, n, tile, start, op);
+    SCANLAB_CHECK_LAUNCH();
+  }
+}
+
+// Every tile of in[0, n).
 template <class T, class Op>
 void hillis_steele_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
                                         cudaStream_t s = 0) {
-  detail::check_tile_size(tile);
-  if (n == 0) return;
-  const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
-  if (tiles > 0x7fffffffu) {
-    throw std::invalid_argument("hillis_steele_inclusive_scan_tiles: n / tile needs more than "
-                                "2^31 - 1 blocks; use a larger tile");
-  }
-  SCANLAB_NVTX_RANGE("ch01::hillis_steele_inclusive_scan_tiles");
-  const int threads = hillis_steele_block_threads(tile);
-  hillis_steele_inclusive_scan_tiles_kernel<T, Op>
-      <<<static_cast<unsigned>(tiles), threads, detail::double_buffer_bytes<T>(threads), s>>>(
-          d_in, d_out, n, tile, op);
-  SCANLAB_CHECK_LAUNCH();
+  hillis_steele_inclusive_scan_tiles_from(d_in, d_out, n, tile, 0, op, s);
 }
 
 // The deliberately broken in-place scan of hillis_steele_racy.cuh, launched like the others.

@@ -43,6 +43,9 @@ constexpr bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 // ---------------------------------------------------------------------------------------------
 
 namespace detail {
+// The most blocks one grid's x dimension holds.
+constexpr std::size_t kMaxGridBlocks = 0x7fffffffu;
+
 inline void check_block_scan_size(int n, const char* who) {
   if (n < 0 || n > kMaxBlockScan) {
     throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) + " is outside [0, " +
@@ -58,16 +61,17 @@ inline void check_tile(int tile, const char* who) {
 }
 
 template <class Layout, class T, class Op>
-void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, bool inclusive, Op op,
-                  cudaStream_t s) {
+void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile, bool inclusive,
+                  Op op, cudaStream_t s) {
   const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
-  if (tiles > 0x7fffffffu) {
-    throw std::invalid_argument("blelloch scan: n / tile needs more than 2^31 - 1 blocks");
-  }
   const std::size_t shared = static_cast<std::size_t>(shared_words<Layout>(tile)) * sizeof(T);
-  blelloch_layout_scan_tiles_kernel<Layout, T, Op>
-      <<<static_cast<unsigned>(tiles), tile / 2, shared, s>>>(d_in, d_out, n, inclusive, op);
-  SCANLAB_CHECK_LAUNCH();
+  // A grid holds at most 2^31 - 1 blocks: one launch per that many tiles, each told its first tile.
+  for (std::size_t start = first_tile; start < tiles; start += kMaxGridBlocks) {
+    const std::size_t blocks = tiles - start < kMaxGridBlocks ? tiles - start : kMaxGridBlocks;
+    blelloch_layout_scan_tiles_kernel<Layout, T, Op>
+        <<<static_cast<unsigned>(blocks), tile / 2, shared, s>>>(d_in, d_out, n, start, inclusive, op);
+    SCANLAB_CHECK_LAUNCH();
+  }
 }
 }  // namespace detail
 
@@ -79,7 +83,7 @@ void blelloch_layout_exclusive_scan_block(const T* d_in, T* d_out, int n, Op op,
   detail::check_block_scan_size(n, "blelloch_layout_exclusive_scan_block");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch03::blelloch_layout_exclusive_scan_block");
-  detail::launch_tiles<Layout>(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), false, op, s);
+  detail::launch_tiles<Layout>(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), 0, false, op, s);
 }
 // --8<-- [end:block_launch]
 
@@ -88,7 +92,7 @@ void blelloch_layout_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op,
   detail::check_block_scan_size(n, "blelloch_layout_inclusive_scan_block");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch03::blelloch_layout_inclusive_scan_block");
-  detail::launch_tiles<Layout>(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), true, op, s);
+  detail::launch_tiles<Layout>(d_in, d_out, static_cast<std::size_t>(n), blelloch_tile_for(n), 0, true, op, s);
 }
 
 // Many independent tiles of `tile` elements (a power of two, 2..2048), the last one ragged.
@@ -98,7 +102,7 @@ void blelloch_layout_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n
   detail::check_tile(tile, "blelloch_layout_exclusive_scan_tiles");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch03::blelloch_layout_exclusive_scan_tiles");
-  detail::launch_tiles<Layout>(d_in, d_out, n, tile, false, op, s);
+  detail::launch_tiles<Layout>(d_in, d_out, n, tile, 0, false, op, s);
 }
 
 template <class Layout = Padded, class T, class Op>
@@ -107,7 +111,18 @@ void blelloch_layout_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n
   detail::check_tile(tile, "blelloch_layout_inclusive_scan_tiles");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch03::blelloch_layout_inclusive_scan_tiles");
-  detail::launch_tiles<Layout>(d_in, d_out, n, tile, true, op, s);
+  detail::launch_tiles<Layout>(d_in, d_out, n, tile, 0, true, op, s);
+}
+
+// The tiles [first_tile, ceil(n / tile)) only, exclusive or inclusive: elements before
+// first_tile * tile are neither read nor written (d_in and d_out need only be valid from there on).
+// The grading uses it to scan the last tiles of an array longer than 2^31 elements.
+template <class Layout = Padded, class T, class Op>
+void blelloch_layout_scan_tiles_from(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile,
+                                     bool inclusive, Op op, cudaStream_t s = 0) {
+  detail::check_tile(tile, "blelloch_layout_scan_tiles_from");
+  SCANLAB_NVTX_RANGE("ch03::blelloch_layout_scan_tiles_from");
+  detail::launch_tiles<Layout>(d_in, d_out, n, tile, first_tile, inclusive, op, s);
 }
 
 }  // namespace ch03

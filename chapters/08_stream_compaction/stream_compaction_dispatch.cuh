@@ -39,16 +39,18 @@ struct GreaterThan {
   SCANLAB_HD bool operator()(T x) const { return x > threshold; }
 };
 
-// Phase 3: tile b writes its kept elements from out[tile_offsets[b]] on, in input order (and,
-// with kPartition, its rejected ones after all kept ones: tile_offsets[gridDim.x] is the total).
+// Phase 3: block b writes the kept elements of tile t = first_tile + b from out[tile_offsets[t]] on,
+// in input order (and, with kPartition, its rejected ones after all kept ones: the launch covers
+// the tiles up to the last, so tile_offsets[first_tile + gridDim.x] is the total).
 // --8<-- [start:scatter_kernel]
 template <bool kPartition, class T, class Pred>
-__global__ void compact_scatter_kernel(const T* in, T* out, std::size_t n,
+__global__ void compact_scatter_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
                                        const unsigned* tile_offsets, Pred pred) {
   __shared__ ScatterStorage storage;
-  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * kCompactTile;
-  unsigned running = tile_offsets[blockIdx.x];  // kept elements before this round
-  const std::size_t total_kept = kPartition ? tile_offsets[gridDim.x] : 0;
+  const std::size_t tile = first_tile + blockIdx.x;
+  const std::size_t base = tile * kCompactTile;
+  unsigned running = tile_offsets[tile];  // kept elements before this round
+  const std::size_t total_kept = kPartition ? tile_offsets[first_tile + gridDim.x] : 0;
   for (int r = 0; r < kCompactRounds; ++r) {
     const std::size_t i = base + static_cast<std::size_t>(r) * kCompactThreads + threadIdx.x;
     const bool in_range = i < n;
@@ -129,14 +131,14 @@ void compact_three_phase(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   {
     SCANLAB_NVTX_RANGE("ch08::phase 1: count per tile");
     compact_count_kernel<T, Pred><<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(
-        d_in, n, ws.tile_counts.data(), pred);
+        d_in, n, 0, ws.tile_counts.data(), pred);
     SCANLAB_CHECK_LAUNCH();
   }
   scan_tile_counts(ws, tiles, d_num_selected, s);
   {
     SCANLAB_NVTX_RANGE("ch08::phase 3: scatter");
     compact_scatter_kernel<kPartition, T, Pred><<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(
-        d_in, d_out, n, ws.tile_offsets.data(), pred);
+        d_in, d_out, n, 0, ws.tile_offsets.data(), pred);
     SCANLAB_CHECK_LAUNCH();
   }
 }
@@ -194,6 +196,35 @@ inline void warp_offsets_bit_sliced_host(const unsigned* d_totals, int count, un
     throw std::invalid_argument("ch08::warp_offsets_bit_sliced_host: count must be in [0, 32]");
   }
   warp_offsets_bit_sliced_kernel<><<<1, scanlab::kWarpThreads, 0, s>>>(d_totals, count, d_offsets);
+  SCANLAB_CHECK_LAUNCH();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phases 1 and 3 on their own, from a later tile on
+// ---------------------------------------------------------------------------------------------
+// Each launches one phase over the tiles [first_tile, compaction_tiles(n)) only: elements before
+// the first of them are neither read nor written, so d_in (and d_out from the first tile's offset)
+// need only be valid from there on, and the counts and offsets from index first_tile on. The
+// grading runs the last tiles of arrays past 2^31 elements with them, with offsets of its own.
+template <class T, class Pred>
+void compact_count_from(const T* d_in, std::size_t n, std::size_t first_tile, unsigned* d_tile_counts, Pred pred,
+                        cudaStream_t s = 0) {
+  const std::size_t tiles = compaction_tiles(n);
+  if (first_tile >= tiles) return;
+  compact_count_kernel<T, Pred><<<static_cast<unsigned>(tiles - first_tile), kCompactThreads, 0, s>>>(
+      d_in, n, first_tile, d_tile_counts, pred);
+  SCANLAB_CHECK_LAUNCH();
+}
+
+// d_tile_offsets[t] for t in [first_tile, tiles]: the first output position of tile t, and the
+// total at index tiles.
+template <bool kPartition, class T, class Pred>
+void compact_scatter_from(const T* d_in, T* d_out, std::size_t n, std::size_t first_tile,
+                          const unsigned* d_tile_offsets, Pred pred, cudaStream_t s = 0) {
+  const std::size_t tiles = compaction_tiles(n);
+  if (first_tile >= tiles) return;
+  compact_scatter_kernel<kPartition, T, Pred><<<static_cast<unsigned>(tiles - first_tile), kCompactThreads, 0, s>>>(
+      d_in, d_out, n, first_tile, d_tile_offsets, pred);
   SCANLAB_CHECK_LAUNCH();
 }
 

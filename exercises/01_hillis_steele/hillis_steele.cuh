@@ -85,24 +85,30 @@ __global__ void hillis_steele_exclusive_scan_block_kernel(const T* in, T* out, i
 }
 // --8<-- [end:block_kernels]
 
-// Many independent tiles: block b scans [b * tile, min(n, (b + 1) * tile)) on its own, with no
-// carry between tiles. blockDim.x is tile rounded up to whole warps. A throughput workload for the
-// benchmarks, and the per-block phase that chapter 05 completes into a scan of the whole array.
+// Many independent tiles: tile k is [k * tile, min(n, (k + 1) * tile)), scanned on its own, with no
+// carry between tiles. Block b of this launch scans tile first_tile + b: a launch covers the tiles
+// [first_tile, first_tile + gridDim.x) (a grid has at most 2^31 - 1 blocks, so the launch wrapper
+// may split the tiles over several launches; the grading runs only the last tiles of an array of
+// more than 2^31 elements this way). blockDim.x is tile rounded up to whole warps. A throughput
+// workload for the benchmarks, and the per-block phase that chapter 05 completes into a scan of the
+// whole array.
 // --8<-- [start:tiles_kernel]
 template <class T, class Op>
 __global__ void hillis_steele_inclusive_scan_tiles_kernel(const T* in, T* out, std::size_t n,
-                                                          int tile, Op op) {
+                                                          int tile, std::size_t first_tile, Op op) {
   extern __shared__ unsigned char ch01_shared_bytes[];
   T* buffers = reinterpret_cast<T*>(ch01_shared_bytes);
   // BEGIN TODO
   // TODO(student): for every element i of this block's tile that is below n, out[i] = the
-  //   inclusive prefix of in[i] within the tile. Write nothing outside the tile (blocks may run in
-  //   any order), and index in std::size_t: n may exceed 2^31.
+  //   inclusive prefix of in[i] within the tile. This block's tile is first_tile + blockIdx.x.
+  //   Write nothing outside the tile (blocks may run in any order), and index in std::size_t: n may
+  //   exceed 2^31.
   (void)buffers;
   (void)in;
   (void)out;
   (void)n;
   (void)tile;
+  (void)first_tile;
   (void)op;
   // END TODO
 }

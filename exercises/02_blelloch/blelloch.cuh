@@ -60,18 +60,20 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
 // Kernel
 // ---------------------------------------------------------------------------------------------
 
-// Block b scans the tile in[b*m, (b+1)*m) with m = 2 * blockDim.x, independently of every other
-// block (one block for a single scan, many for throughput). Thread t owns the two ADJACENT
-// elements 2t and 2t+1 of the tile; the identity fills the tile past n.
+// Tile k is in[k*m, (k+1)*m) with m = 2 * blockDim.x; block b scans tile first_tile + b,
+// independently of every other block (one block for a single scan, many for throughput; a launch
+// covers the tiles [first_tile, first_tile + gridDim.x), see chapter 01). Thread t owns the two
+// ADJACENT elements 2t and 2t+1 of the tile; the identity fills the tile past n.
 // --8<-- [start:tiles_kernel]
 template <class T, class Op>
-__global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, bool inclusive, Op op,
-                                           scanlab::TraceLog log) {
+__global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
+                                           bool inclusive, Op op, scanlab::TraceLog log) {
   extern __shared__ unsigned char ch02_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch02_shared_bytes);
   // BEGIN TODO
-  // TODO(student): for every element i of this block's tile that is below n, out[i] = the
-  //   exclusive prefix of in[i] within the tile, or with inclusive, that prefix op in[i]. Use
+  // TODO(student): for every element i of this block's tile (tile first_tile + blockIdx.x) that is
+  //   below n, out[i] = the exclusive prefix of in[i] within the tile, or with inclusive, that
+  //   prefix op in[i]. Index in std::size_t: n may exceed 2^31. Use
   //   blelloch_exclusive_scan_shared on temp (m values), called by every thread. Nothing at or
   //   past n is read from in or written to out. Optional, for `lab viz`:
   //   SCANLAB_TRACE_BLOCK_ARRAY(log, "input", 0, temp, m) once temp holds the tile.
@@ -79,6 +81,7 @@ __global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, b
   (void)in;
   (void)out;
   (void)n;
+  (void)first_tile;
   (void)inclusive;
   (void)op;
   (void)log;

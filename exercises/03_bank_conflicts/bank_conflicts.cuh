@@ -68,13 +68,14 @@ __device__ void blelloch_exclusive_scan_shared_layout(T* temp, Op op) {
 // Kernel
 // ---------------------------------------------------------------------------------------------
 
-// Block b scans the tile in[b*m, (b+1)*m), m = 2 * blockDim.x, on its own (chapter 02's kernel).
+// Block b scans the tile in[k*m, (k+1)*m) with k = first_tile + b, m = 2 * blockDim.x, on its
+// own (chapter 02's kernel).
 // Thread t owns elements t and t + m/2 (Layout::kHalves) or 2t and 2t + 1. The identity fills the
 // tile past n.
 // --8<-- [start:tiles_kernel]
 template <class Layout, class T, class Op>
-__global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n, bool inclusive,
-                                                  Op op) {
+__global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n,
+                                                  std::size_t first_tile, bool inclusive, Op op) {
   extern __shared__ unsigned char ch03_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch03_shared_bytes);
   // BEGIN TODO
@@ -85,6 +86,7 @@ __global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size
   (void)in;
   (void)out;
   (void)n;
+  (void)first_tile;
   (void)inclusive;
   (void)op;
   // END TODO

@@ -62,18 +62,23 @@ __device__ inline unsigned warp_offsets_bit_sliced(unsigned total) {
 }
 // --8<-- [end:bit_sliced]
 
-// Phase 1: tile_counts[b] = how many elements of tile b satisfy pred. Every thread reaches every
-// __syncthreads_count, also past the end of the input (it passes 0 there): a barrier that only
-// some threads of a block reach is undefined.
+// Phase 1: block b counts tile t = first_tile + b: tile_counts[t] = how many elements of tile t
+// satisfy pred. (A launch covers the tiles [first_tile, first_tile + gridDim.x); the dispatch
+// starts at 0, the grading runs only the last tiles of arrays past 2^31 elements.) Every thread
+// reaches every __syncthreads_count, also past the end of the input (it passes 0 there): a barrier
+// that only some threads of a block reach is undefined.
 // --8<-- [start:count_kernel]
 template <class T, class Pred>
-__global__ void compact_count_kernel(const T* in, std::size_t n, unsigned* tile_counts, Pred pred) {
+__global__ void compact_count_kernel(const T* in, std::size_t n, std::size_t first_tile,
+                                     unsigned* tile_counts, Pred pred) {
   // BEGIN TODO
-  // TODO(student): tile_counts[blockIdx.x] = the number of elements of tile blockIdx.x (the rounds
-  //   described at the top of this file) for which pred is true. Every thread of the block must
-  //   reach every barrier, also past the end of the input.
+  // TODO(student): tile_counts[t] = the number of elements of tile t = first_tile + blockIdx.x
+  //   (the rounds described at the top of this file) for which pred is true, with positions in
+  //   std::size_t (n may exceed 2^31). Every thread of the block must reach every barrier, also
+  //   past the end of the input.
   (void)in;
   (void)n;
+  (void)first_tile;
   (void)tile_counts;
   (void)pred;
   // END TODO

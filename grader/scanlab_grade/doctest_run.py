@@ -117,7 +117,10 @@ class DoctestXmlReader:
                 kind = "crashed" if child.get("crash") == "true" else "exception"
                 details.append(f"{kind}: {_squash(child.text)}")
             elif child.tag == "Message" and "ERROR" in (child.get("type") or ""):
-                details.append(_lines(child.findtext("Text")))  # FAIL_CHECK: a hint keeps its own line
+                # FAIL_CHECK: a hint keeps its own line; the INFO contexts in force come first, as
+                # for a failed CHECK (they say which case failed, and may carry its hint).
+                infos = [_lines(i.text) for i in child.findall("Info") if _lines(i.text)]
+                details.append("; ".join(infos + [_lines(child.findtext("Text"))]))
         if not passed and not details:
             details.append("failed")
         duration = float(overall.get("duration", 0) or 0) if overall is not None else 0.0

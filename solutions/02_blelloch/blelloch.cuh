@@ -89,19 +89,20 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
 // Kernel
 // ---------------------------------------------------------------------------------------------
 
-// Block b scans the tile in[b*m, (b+1)*m) with m = 2 * blockDim.x, independently of every other
-// block (one block for a single scan, many for throughput). Thread t owns the two ADJACENT
-// elements 2t and 2t+1 of the tile; the identity fills the tile past n.
+// Tile k is in[k*m, (k+1)*m) with m = 2 * blockDim.x; block b scans tile first_tile + b,
+// independently of every other block (one block for a single scan, many for throughput; a launch
+// covers the tiles [first_tile, first_tile + gridDim.x), see chapter 01). Thread t owns the two
+// ADJACENT elements 2t and 2t+1 of the tile; the identity fills the tile past n.
 // --8<-- [start:tiles_kernel]
 template <class T, class Op>
-__global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, bool inclusive, Op op,
-                                           scanlab::TraceLog log) {
+__global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
+                                           bool inclusive, Op op, scanlab::TraceLog log) {
   extern __shared__ unsigned char ch02_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch02_shared_bytes);
   // BEGIN TODO
   const int tid = static_cast<int>(threadIdx.x);
   const int m = 2 * static_cast<int>(blockDim.x);
-  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * static_cast<std::size_t>(m);
+  const std::size_t base = (first_tile + blockIdx.x) * static_cast<std::size_t>(m);
   const int a = 2 * tid;
   const int b = 2 * tid + 1;
   const std::size_t ga = base + static_cast<std::size_t>(a);

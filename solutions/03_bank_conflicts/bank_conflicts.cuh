@@ -88,19 +88,20 @@ __device__ void blelloch_exclusive_scan_shared_layout(T* temp, Op op) {
 // Kernel
 // ---------------------------------------------------------------------------------------------
 
-// Block b scans the tile in[b*m, (b+1)*m), m = 2 * blockDim.x, on its own (chapter 02's kernel).
+// Block b scans the tile in[k*m, (k+1)*m) with k = first_tile + b, m = 2 * blockDim.x, on its
+// own (chapter 02's kernel).
 // Thread t owns elements t and t + m/2 (Layout::kHalves) or 2t and 2t + 1. The identity fills the
 // tile past n.
 // --8<-- [start:tiles_kernel]
 template <class Layout, class T, class Op>
-__global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n, bool inclusive,
-                                                  Op op) {
+__global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n,
+                                                  std::size_t first_tile, bool inclusive, Op op) {
   extern __shared__ unsigned char ch03_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch03_shared_bytes);
   // BEGIN TODO
   const int tid = static_cast<int>(threadIdx.x);
   const int m = 2 * static_cast<int>(blockDim.x);
-  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * static_cast<std::size_t>(m);
+  const std::size_t base = (first_tile + blockIdx.x) * static_cast<std::size_t>(m);
   const int a = Layout::kHalves ? tid : 2 * tid;
   const int b = Layout::kHalves ? tid + m / 2 : 2 * tid + 1;
   const std::size_t ga = base + static_cast<std::size_t>(a);

@@ -38,14 +38,17 @@
 
 namespace ch05 {
 
-// Scan-then-propagate, phase 1: block b scans tile b of in[0, n) on its own (inclusive or
-// exclusive) into the same place of out and writes the tile's total to tile_sums[b]; nothing else.
+// Scan-then-propagate, phase 1: block b scans tile t = first_tile + b of in[0, n) on its own
+// (inclusive or exclusive) into the same place of out and writes the tile's total to tile_sums[t];
+// nothing else. (A launch covers the tiles [first_tile, first_tile + gridDim.x): a grid holds at
+// most 2^31 - 1 blocks, and the grading runs only the last tiles of arrays past 2^31 elements.)
 // load, scan and store are block-wide operations: every thread calls them.
 // --8<-- [start:scan_tiles_kernel]
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
-    scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, bool inclusive,
-                      typename Op::value_type* tile_sums, Op op, scanlab::TraceLog log, int level) {
+    scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile,
+                      bool inclusive, typename Op::value_type* tile_sums, Op op, scanlab::TraceLog log,
+                      int level) {
   using Acc = typename Op::value_type;
   using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
@@ -59,7 +62,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
   Store store(io_temp.second);
   Scan scan(scan_temp);
 
-  const std::size_t tile = blockIdx.x;
+  const std::size_t tile = first_tile + blockIdx.x;
   const std::size_t begin = tile * Policy::kTile;
   Acc items[Policy::kItems];
   int valid;       // elements of this tile inside [0, n)
@@ -79,17 +82,18 @@ __global__ void __launch_bounds__(Policy::kThreads)
 }
 // --8<-- [end:scan_tiles_kernel]
 
-// Scan-then-propagate, phase 3: block b adds prefixes[b + 1] (the scanned block sum of tile b + 1:
-// everything left of that tile) on the LEFT of every element of tile b + 1 that lies inside
-// [0, n). Tile 0 has nothing on its left and is not touched. One read and one write per element;
-// the block's accesses should be coalesced (neighbouring threads, neighbouring elements).
+// Scan-then-propagate, phase 3: block b adds prefixes[t] (the scanned block sum of tile
+// t = first_tile + b: everything left of that tile) on the LEFT of every element of tile t that
+// lies inside [0, n). Tile 0 has nothing on its left: the launch starts at first_tile >= 1. One
+// read and one write per element; the block's accesses should be coalesced (neighbouring threads,
+// neighbouring elements).
 // --8<-- [start:uniform_add_kernel]
 template <class Policy, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
-    uniform_add_kernel(typename Op::value_type* out, std::size_t n, const typename Op::value_type* prefixes, Op op,
-                       scanlab::TraceLog log, int level) {
+    uniform_add_kernel(typename Op::value_type* out, std::size_t n, std::size_t first_tile,
+                       const typename Op::value_type* prefixes, Op op, scanlab::TraceLog log, int level) {
   using Acc = typename Op::value_type;
-  const std::size_t tile = static_cast<std::size_t>(blockIdx.x) + 1;
+  const std::size_t tile = first_tile + blockIdx.x;
   const std::size_t begin = tile * Policy::kTile;
   const std::size_t left = n - begin;
   const int valid = left < static_cast<std::size_t>(Policy::kTile) ? static_cast<int>(left) : Policy::kTile;
@@ -111,14 +115,16 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // Reduce-then-scan
 // ---------------------------------------------------------------------------------------------
 
-// Reduce-then-scan, phase 1 (reduce): block b owns tiles [first, last) =
-// [b * tiles_per_block, (b + 1) * tiles_per_block) (the last block fewer) and writes the total of
-// its range, in order, to partials[b]. Reads only. Every thread of the block takes part in every
-// load and reduce (BlockReduce::reduce returns the tile's total to every thread).
+// Reduce-then-scan, phase 1 (reduce): block b of the launch is block `block` = first_block + b of
+// the scan (the dispatch launches them all, from first_block = 0; the grading runs only the last
+// blocks of arrays past 2^31 elements). It owns tiles [first, last) =
+// [block * tiles_per_block, (block + 1) * tiles_per_block) (the last block fewer) and writes the
+// total of its range, in order, to partials[block]. Reads only. Every thread of the block takes
+// part in every load and reduce (BlockReduce::reduce returns the tile's total to every thread).
 // --8<-- [start:reduce_kernel]
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
-    reduce_ranges_kernel(const In* in, std::size_t n, std::size_t tiles_per_block,
+    reduce_ranges_kernel(const In* in, std::size_t n, std::size_t tiles_per_block, std::size_t first_block,
                          typename Op::value_type* partials, Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
   using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
@@ -129,7 +135,8 @@ __global__ void __launch_bounds__(Policy::kThreads)
   __shared__ typename Reduce::TempStorage reduce_temp[2];
 
   const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * tiles_per_block;
+  const std::size_t block = first_block + blockIdx.x;
+  const std::size_t first = block * tiles_per_block;
   const std::size_t last = first + tiles_per_block < tiles ? first + tiles_per_block : tiles;
   Load load(load_temp);
   Acc range_total = Op::identity();  // the total of the tiles so far
@@ -141,23 +148,24 @@ __global__ void __launch_bounds__(Policy::kThreads)
     Reduce reduce(reduce_temp[(tile - first) & 1]);
     range_total = op(range_total, reduce.reduce(items, op));
   }
-  if (threadIdx.x == 0) partials[blockIdx.x] = range_total;
+  if (threadIdx.x == 0) partials[block] = range_total;
   // END TODO
   if (threadIdx.x == 0) SCANLAB_TRACE_ARRAY(log, "range_sum", 0, &range_total, 1);
 }
 // --8<-- [end:reduce_kernel]
 
-// Reduce-then-scan, phase 3 (scan): block b scans its tiles [first, last) of in into out, in
-// order (inclusive or exclusive), each tile's results prefixed on the LEFT by everything left of
-// that tile: partials[b] (the spine's exclusive prefix of the block's range) combined with the
-// totals of the block's earlier tiles. The prefixed scans of BlockScan take that prefix from a
-// callback (scanlab::RunningBlockPrefix carries a running total).
+// Reduce-then-scan, phase 3 (scan): block `block` (= first_block + b, as in phase 1) scans its
+// tiles [first, last) of in into out, in order (inclusive or exclusive), each tile's results
+// prefixed on the LEFT by everything left of that tile: partials[block] (the spine's exclusive
+// prefix of the block's range) combined with the totals of the block's earlier tiles. The
+// prefixed scans of BlockScan take that prefix from a callback (scanlab::RunningBlockPrefix
+// carries a running total).
 // --8<-- [start:scan_ranges_kernel]
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
     scan_ranges_kernel(const In* in, typename Op::value_type* out, std::size_t n, bool inclusive,
-                       std::size_t tiles_per_block, const typename Op::value_type* partials, Op op,
-                       scanlab::TraceLog log) {
+                       std::size_t tiles_per_block, std::size_t first_block,
+                       const typename Op::value_type* partials, Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
   using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
@@ -169,13 +177,14 @@ __global__ void __launch_bounds__(Policy::kThreads)
   __shared__ typename Scan::TempStorage scan_temp;
 
   const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
-  const std::size_t first = static_cast<std::size_t>(blockIdx.x) * tiles_per_block;
+  const std::size_t block = first_block + blockIdx.x;
+  const std::size_t first = block * tiles_per_block;
   const std::size_t last = first + tiles_per_block < tiles ? first + tiles_per_block : tiles;
   Load load(io_temp.first);
   Store store(io_temp.second);
   Scan scan(scan_temp);
   // BEGIN TODO
-  scanlab::RunningBlockPrefix<Acc, Op> running{partials[blockIdx.x], op};
+  scanlab::RunningBlockPrefix<Acc, Op> running{partials[block], op};
   for (std::size_t tile = first; tile < last; ++tile) {
     if (tile > first) __syncthreads();  // everyone is done with the previous tile's shared memory
     Acc items[Policy::kItems];

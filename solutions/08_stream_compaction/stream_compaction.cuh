@@ -64,21 +64,25 @@ __device__ inline unsigned warp_offsets_bit_sliced(unsigned total) {
 }
 // --8<-- [end:bit_sliced]
 
-// Phase 1: tile_counts[b] = how many elements of tile b satisfy pred. Every thread reaches every
-// __syncthreads_count, also past the end of the input (it passes 0 there): a barrier that only
-// some threads of a block reach is undefined.
+// Phase 1: block b counts tile t = first_tile + b: tile_counts[t] = how many elements of tile t
+// satisfy pred. (A launch covers the tiles [first_tile, first_tile + gridDim.x); the dispatch
+// starts at 0, the grading runs only the last tiles of arrays past 2^31 elements.) Every thread
+// reaches every __syncthreads_count, also past the end of the input (it passes 0 there): a barrier
+// that only some threads of a block reach is undefined.
 // --8<-- [start:count_kernel]
 template <class T, class Pred>
-__global__ void compact_count_kernel(const T* in, std::size_t n, unsigned* tile_counts, Pred pred) {
+__global__ void compact_count_kernel(const T* in, std::size_t n, std::size_t first_tile,
+                                     unsigned* tile_counts, Pred pred) {
   // BEGIN TODO
-  const std::size_t base = static_cast<std::size_t>(blockIdx.x) * kCompactTile;
+  const std::size_t tile = first_tile + blockIdx.x;
+  const std::size_t base = tile * kCompactTile;
   unsigned count = 0;
   for (int r = 0; r < kCompactRounds; ++r) {
     const std::size_t i = base + static_cast<std::size_t>(r) * kCompactThreads + threadIdx.x;
     const int keep = (i < n && pred(in[i])) ? 1 : 0;
     count += static_cast<unsigned>(__syncthreads_count(keep));
   }
-  if (threadIdx.x == 0) tile_counts[blockIdx.x] = count;
+  if (threadIdx.x == 0) tile_counts[tile] = count;
   // END TODO
 }
 // --8<-- [end:count_kernel]

@@ -8,7 +8,8 @@
 // reference for floats) in a poisoned output; element 0 is checked on its own. The affine operator
 // is not commutative, so an operand swap anywhere fails. The untouched exercise stubs write nothing,
 // so they fail every case below. (The launch wrappers' argument checks are given code, so no case
-// grades them.)
+// grades them.) The last case runs only the last tiles of arrays of 2^31 + 5 and 2^32 + 5 elements,
+// where an index computed in 32 bits wraps (scanlab/grading/far.hpp; with --gpu the whole array).
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -113,14 +114,31 @@ TEST_CASE("block scan limits: n == 1024 scans, n == 0 writes nothing" * doctest:
 // ---- many tiles -----------------------------------------------------------------------------
 
 TEST_CASE("tile scan of int32 scans every tile on its own, including a ragged last tile" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 10")) {
   for_each_block_order([] { check_tiles_all_sizes(Plus<std::int32_t>{}, random_ints, std::int32_t{7}); });
 }
 
 TEST_CASE("tile scan keeps operand order (affine over uint32) and handles float32" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 10")) {
   for_each_block_order([] {
     check_tiles_all_sizes(AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
     check_tiles_all_sizes(Plus<float>{}, random_floats, kConstantFloat);
   });
+}
+
+TEST_CASE("tile scan past 2^31 and 2^32 elements: the last tiles, from the launch's first tile" *
+          doctest::description("points: 10")) {
+  // On the emulator only the last tiles exist (the kernel is handed pointers that reach them at
+  // their true positions); with --gpu the whole array is made and scanned on the device.
+  for (const int tile : {1024, 33}) {
+    INFO("tile = " << tile);
+    const bool ok = check_last_units(static_cast<std::size_t>(tile), 3, "tiles of " + std::to_string(tile) + " elements",
+                                     "block b scans tile first_tile + b",
+                                     {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
+      const Reply r = far_request("tile_scan_far", n, first).monoid(Plus<std::int32_t>{}).params({{"tile", tile}}).send();
+      return check_tiles(far_window(first, n), output<std::int32_t>(r), static_cast<std::size_t>(tile),
+                         ScanKind::inclusive, Plus<std::int32_t>{});
+    });
+    if (!ok) return;
+  }
 }

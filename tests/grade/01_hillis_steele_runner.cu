@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <scanlab/grading/runner.hpp>
+#include "../../common/include/scanlab/grading/runner_far.cuh"  // by path: the emulator build translates it
 
 #include "hillis_steele_dispatch.cuh"
 
@@ -39,4 +40,16 @@ SCANLAB_GRADE_ENTRY(tile_scan) {
       ch01::hillis_steele_inclusive_scan_tiles(d_in, d_out, in.size(), tile, op);
     }));
   });
+}
+
+// The inclusive scan of independent tiles of parameter `tile` elements over elements [first, n) of
+// a large int32 array (scanlab/grading/far.hpp): on the emulator only those elements exist and the
+// launch starts at their first tile; on a GPU (parameter on_device) the whole array is scanned.
+SCANLAB_GRADE_ENTRY(tile_scan_far) {
+  const int tile = call.param<int>("tile");
+  call.output(run_far(call, [&](const std::int32_t* d_in, std::int32_t* d_out, std::size_t from) {
+    const std::size_t n = call.param<std::size_t>("n");
+    ch01::hillis_steele_inclusive_scan_tiles_from(d_in, d_out, n, tile, from / static_cast<std::size_t>(tile),
+                                                  Plus<std::int32_t>{});
+  }));
 }

@@ -10,6 +10,8 @@
 // swap anywhere in the up-sweep or the down-sweep fails; the max scan pads with INT32_MIN, so
 // padding with a literal 0 instead of Op::identity() fails. The untouched stubs write nothing and
 // fail every case. (The launch wrappers' argument checks are given code, so no case grades them.)
+// The last case runs only the last tiles of arrays of 2^31 + 5 and 2^32 + 5 elements, where an
+// index computed in 32 bits wraps (scanlab/grading/far.hpp; with --gpu the whole array).
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -98,7 +100,7 @@ TEST_CASE("block scans keep operand order in both sweeps: non-commutative affine
 }
 
 TEST_CASE("block scans pad the tile with the monoid's identity: running max of int32 (INT32_MIN)" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 5")) {
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
     check_block_all_sizes(kind, Max<std::int32_t>{}, random_ints, std::int32_t{-3});
   }
@@ -125,7 +127,7 @@ TEST_CASE("block scan limits: n == 2048 scans, n == 0 writes nothing" * doctest:
 // ---- many tiles -----------------------------------------------------------------------------
 
 TEST_CASE("tile scans of int32 scan every tile on its own, both kinds, with a ragged last tile" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 10")) {
   for_each_block_order([] {
     check_tiles_all_sizes(ScanKind::exclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
     check_tiles_all_sizes(ScanKind::inclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
@@ -137,4 +139,24 @@ TEST_CASE("tile scans keep operand order (affine over uint32)" * doctest::descri
     check_tiles_all_sizes(ScanKind::exclusive, AffineCompose<std::uint32_t>{}, random_affines,
                           kConstantAffine);
   });
+}
+
+TEST_CASE("tile scans past 2^31 and 2^32 elements: the last tiles, from the launch's first tile" *
+          doctest::description("points: 10")) {
+  // On the emulator only the last tiles exist (the kernel is handed pointers that reach them at
+  // their true positions); with --gpu the whole array is made and scanned on the device.
+  for (const int tile : {2048, 64}) {
+    for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
+      INFO("tile = " << tile << ", " << scanlab::to_string(kind));
+      const bool ok = check_last_units(static_cast<std::size_t>(tile), 3, "tiles of " + std::to_string(tile) + " elements",
+                                       "block b scans tile first_tile + b",
+                                       {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
+        const Reply r = far_request("tile_scan_far", n, first).monoid(Plus<std::int32_t>{}).kind(kind)
+                            .params({{"tile", tile}}).send();
+        return check_tiles(far_window(first, n), output<std::int32_t>(r), static_cast<std::size_t>(tile), kind,
+                           Plus<std::int32_t>{});
+      });
+      if (!ok) return;
+    }
+  }
 }

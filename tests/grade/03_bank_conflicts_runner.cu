@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <scanlab/grading/runner.hpp>
+#include "../../common/include/scanlab/grading/runner_far.cuh"  // by path: the emulator build translates it
 
 #if defined(SCANLAB_EMU)
 #include <scanlab_emu/diagnostics.hpp>
@@ -116,4 +117,17 @@ SCANLAB_GRADE_ENTRY(block_scan_banks) {
 #else
   call.info()["bank_records"] = false;
 #endif
+}
+
+// The padded scan of independent tiles of parameter `tile` elements, inclusive or exclusive, over
+// elements [first, n) of a large int32 array (scanlab/grading/far.hpp): on the emulator only those
+// elements exist and the launch starts at their first tile; on a GPU (on_device) the whole array.
+SCANLAB_GRADE_ENTRY(tile_scan_far) {
+  const int tile = call.param<int>("tile");
+  const bool inclusive = call.kind() == ScanKind::inclusive;
+  const std::size_t n = call.param<std::size_t>("n");
+  call.output(run_far(call, [&](const std::int32_t* d_in, std::int32_t* d_out, std::size_t from) {
+    ch03::blelloch_layout_scan_tiles_from(d_in, d_out, n, tile, from / static_cast<std::size_t>(tile), inclusive,
+                                          Plus<std::int32_t>{});
+  }));
 }

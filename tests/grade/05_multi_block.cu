@@ -13,12 +13,15 @@
 // tests also run with the blocks in reverse and in random order. The untouched exercise stubs
 // write nothing (or not everything), so they fail every case below. This is the checker: the
 // student's code runs in the runner (05_multi_block_runner.cu), another process. (n == 0 and the
-// launch code are given, so no case grades them.)
+// launch code are given, so no case grades them.) The last case runs each phase over only the last
+// tiles of arrays of 2^31 + 5 and 2^32 + 5 elements, where an index computed in 32 bits wraps
+// (scanlab/grading/far.hpp; with --gpu the whole scan of the whole array).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -99,6 +102,68 @@ void check_boundaries(Algo algo, Op op, unsigned max_blocks, std::uint64_t strea
   }
 }
 
+// ---- past 2^31 elements --------------------------------------------------------------------------
+
+// Compares got with expected exactly, naming the first wrong element by its place in the array
+// (from `first`) and `what` it is.
+bool check_exact(const std::vector<std::int32_t>& expected, const std::vector<std::int32_t>& got, std::size_t first,
+                 const char* what) {
+  REQUIRE_MESSAGE(got.size() == expected.size(),
+                  "the runner returned " << got.size() << " " << what << " for " << expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (!(got[i] == expected[i])) {
+      CHECK_MESSAGE(got[i] == expected[i], what << " " << first + i << ": expected " << expected[i] << ", got "
+                                                << scanlab::detail::display_with_poison(got[i]));
+      return false;
+    }
+  }
+  return true;
+}
+
+// On the emulator: the phases of `algo` over the last units of a large array, with the checker's
+// carries in place of phase 2 (random ones: the phases must combine whatever the carry is). Each
+// carry's elements are one scan started from that carry; phase 1 wrote each unit's total.
+bool check_phases_window(Algo algo, ScanKind kind, std::size_t tiles_per_block, std::size_t n, std::size_t first,
+                         std::uint64_t& stream) {
+  const std::size_t unit = tiles_per_block * LargeTiles::kTile;
+  const std::vector<std::int32_t> in = far_window(first, n);
+  const std::size_t count = (in.size() + unit - 1) / unit;
+  const std::vector<std::int32_t> carries = random_ints(count, ++stream);
+  Request request("phases_window");
+  request.monoid(Plus<std::int32_t>{}).kind(kind).params({{"algo", name_of(algo)}, {"n", n}, {"first", first},
+                                                          {"tiles_per_block", tiles_per_block}});
+  const Reply r = request.input(in).input(carries).send();
+  std::vector<std::int32_t> expected(in.size());
+  std::vector<std::int32_t> totals(count);
+  for (std::size_t u = 0; u < count; ++u) {
+    const std::size_t begin = u * unit;
+    const std::size_t len = std::min(unit, in.size() - begin);
+    scan_from(in.data() + begin, expected.data() + begin, len, kind, Plus<std::int32_t>{}, carries[u]);
+    totals[u] = fold_range(in.data(), begin, begin + len, Plus<std::int32_t>{});
+  }
+  return check_exact(totals, output<std::int32_t>(r, 1),  first / unit,
+                     algo == Algo::scan_then_propagate ? "phase 1's tile sum of tile" : "phase 1's partial of block") &&
+         check_exact(expected, output<std::int32_t>(r, 0), first, "element");
+}
+
+// On a GPU: the whole scan of the large array, made on the device; elements [first, n) checked.
+bool check_scan_far(Algo algo, ScanKind kind, std::size_t n, std::size_t first) {
+  const Reply r = far_request("scan_far", n, first).monoid(Plus<std::int32_t>{}).kind(kind)
+                      .params({{"algo", name_of(algo)}}).send();
+  // The sum of elements [0, first), once per length (2^32 of them take seconds on the host).
+  static std::map<std::size_t, std::int32_t> prefixes;
+  if (prefixes.count(first) == 0) {
+    std::int32_t sum = 0;
+    for (std::size_t i = 0; i < first; ++i) sum += far_input(i);
+    prefixes[first] = sum;
+  }
+  const std::int32_t prefix = prefixes[first];
+  const std::vector<std::int32_t> in = far_window(first, n);
+  std::vector<std::int32_t> expected(in.size());
+  scan_from(in.data(), expected.data(), in.size(), kind, Plus<std::int32_t>{}, prefix);
+  return check_exact(expected, output<std::int32_t>(r, 0), first, "element");
+}
+
 }  // namespace
 
 // ---- every size around the tiles ----------------------------------------------------------------
@@ -118,7 +183,7 @@ TEST_CASE("reduce-then-scan of int32 is one scan of the whole array at every til
 // ---- carries across many blocks, in any order, keeping operand order ------------------------
 
 TEST_CASE("carries reach every block: affine maps (not commutative) over 3 to 1000+ blocks, any block order" *
-          doctest::description("points: 20")) {
+          doctest::description("points: 15")) {
   using Op = AffineCompose<std::uint32_t>;
   using T = Affine<std::uint32_t>;
   for_each_block_order([] {
@@ -169,7 +234,7 @@ TEST_CASE("both algorithms scan uint32, int64, uint64, float32, int32 into int64
 
 // ---- in place, large and random sizes ------------------------------------------------------------
 
-TEST_CASE("in place, and random sizes up to 10^7, for both algorithms" * doctest::description("points: 15")) {
+TEST_CASE("in place, and random sizes up to 10^7, for both algorithms" * doctest::description("points: 10")) {
   scanlab::Rng rng(scanlab::test_seed(600));
   std::uint64_t stream = 600;
   for (const Algo algo : {Algo::scan_then_propagate, Algo::reduce_then_scan}) {
@@ -186,5 +251,28 @@ TEST_CASE("in place, and random sizes up to 10^7, for both algorithms" * doctest
                                           Plus<std::int64_t>{}));
     CHECK(run_and_check<LargeTiles>(algo, random_test_input<std::int32_t>(large, ++stream), ScanKind::inclusive,
                                           Plus<std::int64_t>{}));
+  }
+}
+
+TEST_CASE("past 2^31 and 2^32 elements: the last tiles of scan-then-propagate, the last blocks of reduce-then-scan" *
+          doctest::description("points: 10")) {
+  // On the emulator only the last tiles exist (the kernels are handed pointers that reach them at
+  // their true positions) and each phase runs on its own; with --gpu the whole array is made and
+  // scanned on the device.
+  std::uint64_t stream = 9000;
+  for (const Algo algo : {Algo::scan_then_propagate, Algo::reduce_then_scan}) {
+    for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+      INFO(name_of(algo) << ", " << scanlab::to_string(kind) << ", tiles of " << LargeTiles::kTile);
+      const bool stp = algo == Algo::scan_then_propagate;
+      const std::size_t tiles_per_block = stp ? 1 : 2;
+      const bool ok = check_last_units(
+          tiles_per_block * LargeTiles::kTile, 3, stp ? "tiles of 4096 elements" : "blocks of 2 tiles of 4096 elements",
+          stp ? "block b handles tile first_tile + b" : "block b handles the tiles of block first_block + b",
+          {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
+            return on_emulator() ? check_phases_window(algo, kind, tiles_per_block, n, first, stream)
+                                 : check_scan_far(algo, kind, n, first);
+          });
+      if (!ok) return;
+    }
   }
 }

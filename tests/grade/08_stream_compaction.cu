@@ -8,7 +8,9 @@
 // multi-tile tests run under the emulator's three block orders. The untouched exercise writes
 // nothing, so it fails every case below. This is the checker: the student's code runs in the runner
 // (08_stream_compaction_runner.cu), another process. (The launch wrappers' argument checks are
-// given code, so no case grades them.)
+// given code, so no case grades them.) The last case runs phases 1 and 3 over only the last tiles
+// of an array of 2^31 + 5 elements, where an index computed in 32 bits wraps
+// (scanlab/grading/far.hpp; with --gpu the whole compaction of the whole array).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -150,10 +152,89 @@ void check_all_inputs(Algo algo) {
   }
 }
 
+// ---- past 2^31 elements --------------------------------------------------------------------------
+
+constexpr std::size_t kTile = 4096;  // the three-phase tile: 512 threads x 8 rounds
+
+// On the emulator: phases 1 and 3 over the last tiles of a large array, with the checker's tile
+// offsets in place of phase 2: every earlier element counted as kept, so that the tiles' kept
+// elements, and with partition_if their rejected ones, land in out[first, n).
+bool check_phases_window(Algo algo, std::size_t n, std::size_t first) {
+  const std::vector<std::int32_t> in = far_window(first, n);
+  const std::size_t tiles = (in.size() + kTile - 1) / kTile;
+  std::vector<unsigned> counts(tiles, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) counts[i / kTile] += in[i] > 0 ? 1u : 0u;
+  std::vector<unsigned> offsets(tiles + 1, static_cast<unsigned>(first));
+  for (std::size_t t = 0; t < tiles; ++t) offsets[t + 1] = offsets[t] + counts[t];
+  Request request("phases_window");
+  request.params({{"algo", algo == Algo::partition ? "partition_if" : "select_if"}, {"n", n}, {"first", first}});
+  const Reply r = request.input(in).input(offsets).send();
+  const std::vector<unsigned> got_counts = output<unsigned>(r, 1);
+  REQUIRE_MESSAGE(got_counts.size() == tiles, "the runner returned " << got_counts.size() << " tile counts for " << tiles);
+  for (std::size_t t = 0; t < tiles; ++t) {
+    if (got_counts[t] != counts[t]) {
+      FAIL_CHECK("phase 1: tile " << first / kTile + t << " counted " << scanlab::detail::display_with_poison(got_counts[t])
+                                  << " kept elements, expected " << counts[t]);
+      return false;
+    }
+  }
+  std::vector<std::int32_t> want;
+  for (auto x : in) if (x > 0) want.push_back(x);
+  const std::size_t kept = want.size();
+  if (algo == Algo::partition) for (auto x : in) if (x <= 0) want.push_back(x);
+  const std::vector<std::int32_t> out = output<std::int32_t>(r, 0);
+  REQUIRE(out.size() == in.size());
+  const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), out.data(), want.size());
+  CHECK_MESSAGE(v.ok, "phase 3, output elements from " << first << " on: " << v.message());
+  if (!v.ok) return false;
+  if (algo == Algo::select) {
+    const std::size_t untouched = scanlab::count_poison(out.data() + kept, out.size() - kept);
+    CHECK_MESSAGE(untouched == out.size() - kept, "phase 3 wrote past the kept elements");
+    return untouched == out.size() - kept;
+  }
+  return true;
+}
+
+// On a GPU: select_if or partition_if of the whole large array, made on the device. Checked: the
+// count, and the last kept elements (select_if, with what follows them unwritten) or the last
+// rejected ones (partition_if, out[first, n)).
+bool check_compact_far(Algo algo, std::size_t n, std::size_t first) {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) kept += far_input(i) > 0 ? 1 : 0;
+  const std::size_t out_first = algo == Algo::select ? (kept > 3 * kTile ? kept - 3 * kTile : 0) : first;
+  const std::size_t out_count = algo == Algo::select ? std::min(kept - out_first + 64, n - out_first) : n - first;
+  std::vector<std::int32_t> want(out_count);
+  std::size_t k = 0;
+  std::size_t rejected = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int32_t x = far_input(i);
+    const std::size_t at = x > 0 ? k++ : (algo == Algo::partition ? kept + rejected++ : n);
+    if (at >= out_first && at < out_first + out_count) want[at - out_first] = x;
+  }
+  Request request = far_request("compact_far", n, out_first);
+  request.params({{"algo", algo == Algo::partition ? "partition_if" : "select_if"}, {"count", out_count}});
+  const Reply r = request.send();
+  const std::vector<unsigned> count = output<unsigned>(r, 1);
+  REQUIRE(count.size() == 1);
+  CHECK_MESSAGE(count[0] == kept, "the count is " << count[0] << ", expected " << kept);
+  const std::vector<std::int32_t> out = output<std::int32_t>(r, 0);
+  REQUIRE(out.size() == out_count);
+  const std::size_t checked = algo == Algo::select ? kept - out_first : out_count;
+  const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), out.data(), checked);
+  CHECK_MESSAGE(v.ok, "output elements from " << out_first << " on: " << v.message());
+  bool ok = v.ok && count[0] == kept;
+  if (algo == Algo::select) {
+    const std::size_t untouched = scanlab::count_poison(out.data() + checked, out_count - checked);
+    CHECK_MESSAGE(untouched == out_count - checked, "elements past the kept ones were written");
+    ok = ok && untouched == out_count - checked;
+  }
+  return ok;
+}
+
 }  // namespace
 
 TEST_CASE("the article's example: {1,0,0,0,4,3,2,0,6,8,9,0} with x > 0 gives {1,4,3,2,6,8,9}" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 5")) {
   const std::vector<std::int32_t> in = {1, 0, 0, 0, 4, 3, 2, 0, 6, 8, 9, 0};
   const std::vector<std::int32_t> want = {1, 4, 3, 2, 6, 8, 9};
   const Result<std::int32_t> r = run(in, IsPositive{}, Algo::select);
@@ -192,7 +273,7 @@ TEST_CASE("bit-sliced warp offsets: totals 16, 18, 17, 13 give 0, 16, 34, 51; ra
 }
 
 TEST_CASE("select_if equals a sequential copy_if for every size, in every block order" *
-          doctest::description("points: 20")) {
+          doctest::description("points: 15")) {
   for_each_block_order([] { check_all_inputs(Algo::select); });
 }
 
@@ -263,4 +344,20 @@ TEST_CASE("select_if_single_pass_in_place compacts over its own input" * doctest
   // input: the look-back's order rules it out. Under the emulator's reverse block order the
   // tickets still hand out tiles in order, so the result must not change.
   for_each_block_order([] { check_all_inputs(Algo::single_pass_in_place); });
+}
+
+TEST_CASE("past 2^31 elements: the last tiles of select_if and partition_if, from the launch's first tile" *
+          doctest::description("points: 10")) {
+  // On the emulator only the last tiles exist (the kernels are handed pointers that reach them at
+  // their true positions) and phases 1 and 3 run on their own; with --gpu the whole array is made
+  // and compacted on the device.
+  for (const Algo algo : {Algo::select, Algo::partition}) {
+    INFO(std::string(algo_name(algo)) << ", int32 elements kept when positive");
+    const bool ok = check_last_units(kTile, 3, "tiles of 4096 elements", "block b handles tile first_tile + b", {kPast2To31},
+                                     [&](std::size_t n, std::size_t first) {
+                                       return on_emulator() ? check_phases_window(algo, n, first)
+                                                            : check_compact_far(algo, n, first);
+                                     });
+    if (!ok) return;
+  }
 }

@@ -10,6 +10,7 @@
 
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/grading/runner.hpp>
+#include "../../common/include/scanlab/grading/runner_far.cuh"  // by path: the emulator build translates it
 
 #include "stream_compaction_dispatch.cuh"
 #include "stream_compaction_single_pass_dispatch.cuh"
@@ -67,4 +68,55 @@ SCANLAB_GRADE_ENTRY(warp_offsets_bit_sliced) {
   call.output(run_on_device(totals, [&](unsigned* d_totals, unsigned* d_offsets) {
     ch08::warp_offsets_bit_sliced_host(d_totals, static_cast<int>(totals.size()), d_offsets);
   }));
+}
+
+// ---- past 2^31 elements (scanlab/grading/far.hpp): int32 elements, is_positive ----------------------
+
+// On the emulator: phases 1 and 3 of the three-phase select_if or partition_if (parameter algo) over
+// elements [first, n) of a large int32 array, of which only those exist (input 0; first is a
+// multiple of the tile), from their first tile on. Phase 2 is the checker's: input 1 holds the tile
+// offsets it chose for those tiles and, last, the total. Outputs: 0 the output elements [first, n)
+// (the checker chooses offsets that put every write there), 1 the tile counts of phase 1.
+SCANLAB_GRADE_ENTRY(phases_window) {
+  using T = std::int32_t;
+  const ch08::IsPositive<T> pred;
+  const std::string algo = call.param<std::string>("algo");
+  if (algo != "select_if" && algo != "partition_if") throw std::runtime_error("unknown algo " + algo);
+  const std::size_t n = call.param<std::size_t>("n");
+  const std::size_t first = call.param<std::size_t>("first");
+  const std::vector<T> in = call.input<T>(0);
+  const std::vector<unsigned> offsets = call.input<unsigned>(1);
+  if (first + in.size() != n || first % ch08::kCompactTile != 0) throw std::runtime_error("the input is not whole tiles [first, n)");
+  const std::size_t first_tile = first / ch08::kCompactTile;
+  const std::size_t tiles = ch08::compaction_tiles(in.size());
+  if (offsets.size() != tiles + 1) throw std::runtime_error("input 1 must hold one offset per tile and the total");
+  scanlab::DeviceBuffer<unsigned> d_counts(tiles);
+  scanlab::DeviceBuffer<unsigned> d_offsets(tiles + 1);
+  d_counts.fill_poison();
+  SCANLAB_CUDA_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(), offsets.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  call.output(run_on_device_window(in, first, [&](const T* d_in, T* d_out) {
+    ch08::compact_count_from(d_in, n, first_tile, shifted_back(d_counts.data(), first_tile), pred);
+    const unsigned* offsets_from = shifted_back(d_offsets.data(), first_tile);
+    if (algo == "select_if") ch08::compact_scatter_from<false>(d_in, d_out, n, first_tile, offsets_from, pred);
+    else ch08::compact_scatter_from<true>(d_in, d_out, n, first_tile, offsets_from, pred);
+  }));
+  call.output(d_counts.download());
+}
+
+// On a GPU (parameter on_device): select_if or partition_if (parameter algo) of the whole large
+// int32 array of n elements, made on the device. Outputs: 0 the output elements [first, n), 1 the
+// count of kept elements.
+SCANLAB_GRADE_ENTRY(compact_far) {
+  using T = std::int32_t;
+  const std::string algo = call.param<std::string>("algo");
+  const std::size_t n = call.param<std::size_t>("n");
+  if (!call.param<bool>("on_device", false)) throw std::runtime_error("compact_far runs on the device's whole array only");
+  scanlab::DeviceBuffer<unsigned> d_count(1);
+  d_count.fill_poison();
+  call.output(run_far(call, [&](const T* d_in, T* d_out, std::size_t) {
+    if (algo == "select_if") ch08::select_if(d_in, d_out, d_count.data(), n, ch08::IsPositive<T>{});
+    else if (algo == "partition_if") ch08::partition_if(d_in, d_out, d_count.data(), n, ch08::IsPositive<T>{});
+    else throw std::runtime_error("unknown algo " + algo);
+  }));
+  call.output(d_count.download());
 }

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
-# Hostile submissions, graded as a class (see hostile/README.md): every attack scores zero or is
-# contained, the class's CSV is complete, and nothing outside the grader's scratch folder changes.
+# Hostile submissions, graded as a class per chapter (see hostile/README.md): every attack scores
+# zero or is contained, each class's CSV is complete, and nothing outside the grader's scratch
+# folder changes.
 #
 #   hostile.py --work DIR [--only NAME,...]
 """Grades tests/grader/hostile/*.attack as a class and checks that each is contained."""
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -21,9 +23,11 @@ from typing import Dict, List
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 GRADER = REPO / "grader"
-CHAPTER = "00_sequential"
-FILE = "sequential_scan.cuh"
+DEFAULT_CHAPTER = "00_sequential"
 PASSWD_LINE = "root:x:0:0"
+# Time limit per test case: chapter 00's class has an endless loop (a short limit keeps it cheap);
+# the other chapters' reference solutions need their usual time.
+TIMEOUT = {"00_sequential": "3"}
 
 failures: List[str] = []
 
@@ -50,9 +54,21 @@ def tree_digest(root: Path, skip=("build",)) -> str:
     return h.hexdigest()
 
 
+def chapter_files() -> Dict[str, List[str]]:
+    """The files a student hands in, per chapter (chapters/chapters.json)."""
+    data = json.loads((REPO / "chapters" / "chapters.json").read_text())
+    listed = data["chapters"] if isinstance(data, dict) else data
+    return {f"{c['nn']}_{c['slug']}": list(c["files"]) for c in listed}
+
+
+FILES = chapter_files()
+
+
 def parse_attack(path: Path) -> Dict[str, str]:
     text = path.read_text()
-    meta = dict(re.findall(r"^// (base|expect|setup): *(\S+)", text, re.M))
+    meta = dict(re.findall(r"^// (base|expect|setup|chapter|file|extra): *(\S+)", text, re.M))
+    meta.setdefault("chapter", DEFAULT_CHAPTER)
+    meta.setdefault("file", FILES[meta["chapter"]][0])
     meta["code"] = text
     return meta
 
@@ -87,19 +103,34 @@ class Listener:
 
 
 def make_student(folder: Path, name: str, meta: Dict[str, str], port: int, csv: Path) -> None:
-    chapter = folder / CHAPTER
+    """One student folder with the attack's chapter: the attack's code appended to its file (the
+    chapter's first by default), the chapter's other files as the base has them."""
+    name_of_chapter = meta.get("chapter", DEFAULT_CHAPTER)
+    chapter = folder / name_of_chapter
     setup = meta.get("setup", "")
-    base = REPO / ("solutions" if meta["base"] == "solution" else "exercises") / CHAPTER / FILE
+    base_dir = REPO / ("solutions" if meta["base"] == "solution" else "exercises") / name_of_chapter
+    target = meta.get("file", FILES[name_of_chapter][0])
     if setup == "symlink-folder":
         folder.mkdir(parents=True)
-        chapter.symlink_to(REPO / "solutions" / CHAPTER)
+        chapter.symlink_to(REPO / "solutions" / name_of_chapter)
         return
     chapter.mkdir(parents=True)
+    for other in FILES[name_of_chapter]:
+        if other != target:
+            shutil.copyfile(base_dir / other, chapter / other)
     if setup == "fifo-file":
-        os.mkfifo(chapter / FILE)
+        os.mkfifo(chapter / target)
+        return
+    if setup == "symlink-file":  # the attacked file only; the others are regular copies
+        (chapter / target).symlink_to(REPO / "solutions" / name_of_chapter / target)
         return
     code = meta["code"].replace("@REPO@", str(REPO)).replace("@PORT@", str(port)).replace("@CSV@", str(csv))
-    (chapter / FILE).write_text(base.read_text() + "\n" + code)
+    if setup == "replace":  # the attack's text is the whole file
+        (chapter / target).write_text(code)
+    else:
+        (chapter / target).write_text((base_dir / target).read_text() + "\n" + code)
+    if "extra" in meta:  # an extra file in the chapter folder; the build fails if it is ever read
+        (chapter / meta["extra"]).write_text("#error an extra file of the student's folder was read\n")
     if setup == "fake-doctest":
         (chapter / "doctest").mkdir()
         (chapter / "doctest" / "doctest.h").write_text(
@@ -124,73 +155,92 @@ def main(argv: List[str]) -> int:
     if a.only:
         wanted = set(a.only.split(","))
         attacks = [x for x in attacks if x.stem in wanted]
-    class_dir = work / "hostile-class"
-    shutil.rmtree(class_dir, ignore_errors=True)
-    class_dir.mkdir(parents=True)
     out = work / "hostile-out"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
-    csv = out / "class.csv"
     scratch = work / "hostile-scratch"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir()
     listener = Listener()
-    expected = {}
+    # One class per chapter attacked: chapter -> {student: expectation}.
+    classes: Dict[str, Dict[str, str]] = {}
     for path in attacks:
         meta = parse_attack(path)
-        make_student(class_dir / path.stem, path.stem, meta, listener.port, csv)
-        expected[path.stem] = meta["expect"]
-    # A student folder whose name is a spreadsheet formula, with spaces and unicode: the plain
-    # solution, graded like any other.
-    odd = "=1+1 élève"
-    make_student(class_dir / odd, odd, {"base": "solution", "code": ""}, listener.port, csv)
-    expected[odd] = "full"
+        chapter = meta["chapter"]
+        class_dir = work / f"hostile-class-{chapter}"
+        if chapter not in classes:
+            shutil.rmtree(class_dir, ignore_errors=True)
+            class_dir.mkdir(parents=True)
+            classes[chapter] = {}
+        make_student(class_dir / path.stem, path.stem, meta, listener.port, out / chapter / "class.csv")
+        classes[chapter][path.stem] = meta["expect"]
+    if DEFAULT_CHAPTER in classes:
+        # A student folder whose name is a spreadsheet formula, with spaces and unicode: the plain
+        # solution, graded like any other.
+        odd = "=1+1 élève"
+        make_student(work / f"hostile-class-{DEFAULT_CHAPTER}" / odd, odd, {"base": "solution", "code": ""},
+                     listener.port, out / DEFAULT_CHAPTER / "class.csv")
+        classes[DEFAULT_CHAPTER][odd] = "full"
 
     repo_before = tree_digest(REPO)
-    class_before = tree_digest(class_dir)
-    cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str((a.build_dir or work / "build").resolve()), "--chapters", "00",
-           "--class", str(class_dir), "--csv", str(csv), "--report", "text", "--orders", "default",
-           "--timeout", "3", "--build-timeout", "120", "--scratch", str(scratch)]
-    print("+ " + " ".join(cmd), flush=True)
-    t0 = time.monotonic()
-    proc = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=str(GRADER)), stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
-    took = time.monotonic() - t0
-    print(proc.stdout, flush=True)
-    expect(proc.returncode == 0, f"the class was graded (exit status {proc.returncode}) in {took:.0f} s")
-    csv_text = csv.read_text() if csv.is_file() else ""
+    class_before = {c: tree_digest(work / f"hostile-class-{c}") for c in classes}
+    csv_texts: Dict[str, str] = {}
+    for chapter, expected in classes.items():
+        class_dir = work / f"hostile-class-{chapter}"
+        csv = out / chapter / "class.csv"
+        csv.parent.mkdir()
+        cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str((a.build_dir or work / "build").resolve()),
+               "--chapters", chapter[:2], "--class", str(class_dir), "--csv", str(csv), "--report", "text",
+               "--orders", "default", "--timeout", TIMEOUT.get(chapter, "60"), "--build-timeout", "120",
+               "--scratch", str(scratch)]
+        print("+ " + " ".join(cmd), flush=True)
+        t0 = time.monotonic()
+        proc = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=str(GRADER)), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        took = time.monotonic() - t0
+        print(proc.stdout, flush=True)
+        expect(proc.returncode == 0, f"chapter {chapter}: the class was graded (exit status {proc.returncode}) in {took:.0f} s")
+        expect(PASSWD_LINE not in proc.stdout, f"chapter {chapter}: the grader's output shows no file a submission included")
+        csv_texts[chapter] = csv.read_text() if csv.is_file() else ""
+        rows = {}
+        import csv as csvmod
+        if csv.is_file():
+            with open(csv, newline="") as f:
+                for row in csvmod.DictReader(f):
+                    rows[row["student"]] = row
+        expect(len(rows) == len(expected), f"chapter {chapter}: the CSV has a row per student ({len(rows)} of {len(expected)})")
+        for name, want in expected.items():
+            shown = "'" + name if name.startswith("=") else name
+            row = rows.get(shown)
+            if row is None:
+                expect(False, f"{name}: a row in the CSV")
+                continue
+            total, points = int(row["total"]), int(row["points"])
+            if want == "zero":
+                expect(total == 0, f"{name}: scores 0 (got {total} of {points}) {row['notes']}")
+            else:
+                expect(total == points > 0, f"{name}: the correct work still scores full marks ({total} of {points})")
+            expect(row["sandbox"] == "on", f"{name}: graded in the sandbox")
     time.sleep(3)  # a daemon that survived would write now
     listener.close()
 
-    rows = {}
-    import csv as csvmod
-    with open(csv, newline="") as f:
-        for row in csvmod.DictReader(f):
-            rows[row["student"]] = row
-    expect(len(rows) == len(expected), f"the CSV has a row per student ({len(rows)} of {len(expected)})")
-    for name, want in expected.items():
-        shown = "'" + name if name.startswith("=") else name
-        row = rows.get(shown)
-        if row is None:
-            expect(False, f"{name}: a row in the CSV")
-            continue
-        total, points = int(row["total"]), int(row["points"])
-        if want == "zero":
-            expect(total == 0, f"{name}: scores 0 (got {total} of {points}) {row['notes']}")
-        else:
-            expect(total == points > 0, f"{name}: the correct work still scores full marks ({total} of {points})")
-        expect(row["sandbox"] == "on", f"{name}: graded in the sandbox")
-    expect(csv.read_text() == csv_text, "nothing wrote the CSV after the grade ended")
+    for chapter in classes:
+        csv = out / chapter / "class.csv"
+        expect((csv.read_text() if csv.is_file() else "") == csv_texts[chapter],
+               f"chapter {chapter}: nothing wrote the CSV after the grade ended")
+        expect(tree_digest(work / f"hostile-class-{chapter}") == class_before[chapter],
+               f"chapter {chapter}: the class folder is unchanged")
     expect(tree_digest(REPO) == repo_before, "the checkout is unchanged")
-    for target in ("tests/grade/00_sequential.cu", "grader/scanlab_grade/cli.py", f"exercises/{CHAPTER}/{FILE}"):
+    targets = ["grader/scanlab_grade/cli.py"]
+    for chapter in classes:
+        targets += [f"tests/grade/{chapter}.cu"] + [f"exercises/{chapter}/{f}" for f in FILES[chapter]]
+    for target in targets:
         expect("// tampered" not in (REPO / target).read_text(), f"{target} was not tampered with")
-    expect(tree_digest(class_dir) == class_before, "the class folder is unchanged")
     expect(listener.accepted == 0, f"no connection reached 127.0.0.1 ({listener.accepted} accepted)")
     left = sandbox_processes(scratch)
     expect(not left, "no process of the grade outlived it" + (f": {left}" if left else ""))
-    reports = "".join(r.read_text(errors="replace") for r in (out / "class_reports").glob("*"))
-    expect(PASSWD_LINE not in reports and PASSWD_LINE not in proc.stdout,
-           "no report shows the contents of a file a submission tried to include")
+    reports = "".join(r.read_text(errors="replace") for r in out.glob("*/class_reports/*"))
+    expect(PASSWD_LINE not in reports, "no report shows the contents of a file a submission tried to include")
     expect(not list(REPO.glob("**/report.xml")), "no forged report file appeared in the checkout")
     if failures:
         print(f"\n{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))

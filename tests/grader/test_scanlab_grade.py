@@ -125,6 +125,16 @@ class XmlReader(unittest.TestCase):
         r = self.read(doctest_xml([("a", 2, False, failed)]))
         self.assertEqual(r.finished[0].message, "thread 0 received 5, but the total is 7 | hint: the scan is right")
 
+    def test_fail_check_message_keeps_its_context(self):
+        # A FAIL_CHECK under INFO (a runner that crashed in a case whose context holds the hint):
+        # the context comes first, as for a failed CHECK, then the message.
+        failed = ('      <Message type="ERROR" filename="f.cu" line="3">\n        <Text>\n'
+                  '          crashed: the runner exited with status 139\n        </Text>\n'
+                  '        <Info>\n          tile = 64\n        </Info>\n'
+                  '        <Info>\n          n = 5\n  hint: 32-bit\n        </Info>\n      </Message>')
+        r = self.read(doctest_xml([("a", 2, False, failed)]))
+        self.assertEqual(r.finished[0].message, "tile = 64; n = 5 | hint: 32-bit; crashed: the runner exited with status 139")
+
     def test_cut_off_inside_a_test_case(self):
         text = doctest_xml([("a", 10, True, ""), ("hangs", 4, None, "")], complete=False)
         r = self.read(text)

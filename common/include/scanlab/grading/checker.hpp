@@ -14,6 +14,8 @@
 #include <scanlab/grading/doctest_text.hpp>  // doctest, with C strings printed as text
 
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "scanlab/grading/checks.hpp"
+#include "scanlab/grading/far.hpp"
 #include "scanlab/grading/remote.hpp"
 #include "scanlab/grading/wire.hpp"
 #include "scanlab/testing.hpp"
@@ -168,6 +171,53 @@ auto call_entry(const std::string& entry, Op op, const std::vector<In>& in, cons
   using O = std::conditional_t<std::is_void_v<Out>, In, Out>;
   const Reply r = Request(entry).monoid(op).params(params).input(in).send();
   return output<O>(r, 0);
+}
+
+// ---- arrays past 2^31 elements (scanlab/grading/far.hpp) ---------------------------------------
+
+// Elements [first, n) of the large input.
+inline std::vector<std::int32_t> far_window(std::size_t first, std::size_t n) {
+  std::vector<std::int32_t> v(n > first ? n - first : 0);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = far_input(first + i);
+  return v;
+}
+
+// A request for `entry` over elements [first, n) of the large input of length n (parameters "n" and
+// "first"; the runner's side is run_far): on the emulator it carries those elements, on a GPU the
+// runner makes all n on the device and runs the code on all of them.
+inline Request far_request(const std::string& entry, std::size_t n, std::size_t first) {
+  Request r(entry);
+  r.params(json{{"n", n}, {"first", first}});
+  if (on_emulator()) r.input(far_window(first, n));
+  else r.params(json{{"on_device", true}});
+  return r;
+}
+
+// Checks the last `units` units (tiles, or blocks' ranges) of `unit` elements, which `unit_name`
+// names ("tiles of 1024 elements"): check(n, first) runs the code over elements [first, n) and
+// checks them, first a multiple of unit. First on a short
+// array (n = 7 * unit + 5: the launch starts at a later unit, which `start` says how the code is
+// told), then, if that held, at each length of `far_lengths` (past 2^31 and 2^32), where a failure
+// can only come from the length: the hint names 32-bit index arithmetic. Up to the first failure.
+template <class Check>
+bool check_last_units(std::size_t unit, std::size_t units, const std::string& unit_name, const std::string& start,
+                      std::initializer_list<std::size_t> far_lengths, Check check) {
+  const auto first_of = [&](std::size_t n) { return ((n + unit - 1) / unit - units) * unit; };
+  {
+    const std::size_t n = 7 * unit + 5;
+    INFO("a launch over only the last " << units << " " << unit_name << " of an array of " << n << " elements, from element "
+                                        << first_of(n) << " on (" << start << ")");
+    if (!check(n, first_of(n))) return false;
+  }
+  for (const std::size_t n : far_lengths) {
+    INFO("the last " << units << " " << unit_name << " of an array of " << n << " elements, from element " << first_of(n)
+                     << (on_emulator() ? " on (only these exist in memory)" : " on")
+                     << "\n  hint: the same code was right at the end of a short array, so the length is the cause: "
+                        "an element or tile index computed in 32-bit arithmetic wraps past 2^31 - 1 (int) or 2^32 - 1 "
+                        "(unsigned; blockIdx.x * blockDim.x is an unsigned product); compute positions in std::size_t");
+    if (!check(n, first_of(n))) return false;
+  }
+  return true;
 }
 
 }  // namespace scanlab::grading
