@@ -149,6 +149,10 @@ bool check_onesweep(const std::vector<Key>& keys, bool pairs, const char* input,
   for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
   Keys positions(n);
   std::iota(positions.begin(), positions.end(), 0u);
+  // Before the call, so that a runner's error (an illegal address, say) carries it too.
+  INFO((pairs ? "onesweep_sort_pairs" : "onesweep_sort_keys") << " of " << key_tag<Key>() << " keys, n = " << n
+                                                              << ", " << input << (params.empty() ? "" : ", ")
+                                                              << (params.empty() ? "" : params.dump()));
   const Reply r = Request("onesweep")
                       .params({{"key_type", key_tag<Key>()}, {"pairs", pairs}})
                       .params(params)
@@ -157,9 +161,6 @@ bool check_onesweep(const std::vector<Key>& keys, bool pairs, const char* input,
                       .send();
   const std::vector<Key> got_keys = output<Key>(r, 0);
   const Keys got_values = output<std::uint32_t>(r, 1);
-  INFO((pairs ? "onesweep_sort_pairs" : "onesweep_sort_keys") << " of " << key_tag<Key>() << " keys, n = " << n
-                                                              << ", " << input << (params.empty() ? "" : ", ")
-                                                              << (params.empty() ? "" : params.dump()));
   REQUIRE(got_keys.size() == n);
   REQUIRE(got_values.size() == n);
   const scanlab::VerifyResult rk = scanlab::verify_exact(want_keys.data(), got_keys.data(), n);
