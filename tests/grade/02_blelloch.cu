@@ -145,18 +145,5 @@ TEST_CASE("tile scans past 2^31 and 2^32 elements: the last tiles, from the laun
           doctest::description("points: 10")) {
   // On the emulator only the last tiles exist (the kernel is handed pointers that reach them at
   // their true positions); with --gpu the whole array is made and scanned on the device.
-  for (const int tile : {2048, 64}) {
-    for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
-      INFO("tile = " << tile << ", " << scanlab::to_string(kind));
-      const bool ok = check_last_units(static_cast<std::size_t>(tile), 3, "tiles of " + std::to_string(tile) + " elements",
-                                       "block b scans tile first_tile + b",
-                                       {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
-        const Reply r = far_request("tile_scan_far", n, first).monoid(Plus<std::int32_t>{}).kind(kind)
-                            .params({{"tile", tile}}).send();
-        return check_tiles(far_window(first, n), output<std::int32_t>(r), static_cast<std::size_t>(tile), kind,
-                           Plus<std::int32_t>{});
-      });
-      if (!ok) return;
-    }
-  }
+  check_far_tile_scans();
 }

@@ -220,4 +220,25 @@ bool check_last_units(std::size_t unit, std::size_t units, const std::string& un
   return true;
 }
 
+// The tile scans of a chapter whose kernels scan tile first_tile + b in block b (chapters 02 and
+// 03): int32 sums, exclusive and inclusive, tiles of 2048 and 64 elements, through the runner's
+// "tile_scan_far" entry, over the last 3 tiles of a short array and of arrays past 2^31 and 2^32
+// elements. Up to the first failure.
+inline void check_far_tile_scans() {
+  for (const int tile : {2048, 64}) {
+    for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
+      INFO("tile = " << tile << ", " << scanlab::to_string(kind));
+      const bool ok = check_last_units(static_cast<std::size_t>(tile), 3, "tiles of " + std::to_string(tile) + " elements",
+                                       "block b scans tile first_tile + b",
+                                       {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
+        const Reply r = far_request("tile_scan_far", n, first).monoid(Plus<std::int32_t>{}).kind(kind)
+                            .params({{"tile", tile}}).send();
+        return check_tiles(far_window(first, n), output<std::int32_t>(r), static_cast<std::size_t>(tile), kind,
+                           Plus<std::int32_t>{});
+      });
+      if (!ok) return;
+    }
+  }
+}
+
 }  // namespace scanlab::grading
