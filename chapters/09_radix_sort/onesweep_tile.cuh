@@ -1,5 +1,5 @@
 // Chapter 09, given: what the Onesweep radix sort's pieces share. The 8-bit digits, the keys as
-// bits in sorting order, the tile's shape and the lane masks. Your code (onesweep.cuh, in
+// bits in sorting order, and the tile's shape. Your code (onesweep.cuh, in
 // exercises/09_radix_sort/ or solutions/) builds on these; nothing here needs changing.
 #pragma once
 
@@ -71,8 +71,5 @@ struct OnesweepShape {
   static_assert(THREADS % scanlab::kWarpThreads == 0, "whole warps");
   static_assert(THREADS >= static_cast<int>(kOnesweepDigits), "one thread per digit publishes and looks back");
 };
-
-// The lanes below this one: bit l set for every lane l < lane_id().
-__device__ __forceinline__ unsigned lanes_below() { return (1u << scanlab::lane_id()) - 1u; }
 
 }  // namespace ch09
