@@ -9,6 +9,7 @@
 #   tests/gpu/ch12_nccl.sh OUTDIR
 #   SCANLAB_NCCL_ROOT=/path/to/site-packages/nvidia/nccl tests/gpu/ch12_nccl.sh OUTDIR
 #   SCANLAB_CH12_SIZES="2^28 2^30 2^32" tests/gpu/ch12_nccl.sh OUTDIR     (timed sizes)
+#   SCANLAB_CH12_CHECK_SIZES="2^30 2^33+5" tests/gpu/ch12_nccl.sh OUTDIR  (verified sizes, in place)
 #
 # Logs go to OUTDIR; one summary line per check goes to stdout, and OUTDIR/timing.txt holds the
 # timing table. Needs a visible GPU, nvcc 13, cmake, python3 and compute-sanitizer. Leaves NVLink
@@ -57,12 +58,13 @@ check "build ch12 (solution, exercise, grading) and ch07" "$out/build.log" \
 ch12=$bin/ch12_multi_gpu_scan_solution
 ch07=$bin/ch07_decoupled_lookback_solution
 
-# Correctness: every rank count this machine has, the sizes of the issue, in place (2^31 + 5 int32
-# is 8.6 GB per rank at one rank), and the other element types and the other form at 2^30.
+# Correctness: every rank count this machine has (3 too: slices that are not a power of two), the
+# sizes asked for, in place (2^31 + 5 int32 is 8.6 GB per rank at one rank, 2^33 + 5 is 34 GB), and
+# the other element types and the other form at 2^30.
 ranks_list="1"
-for k in 2 4 8; do [[ $k -le $gpus ]] && ranks_list+=" $k"; done
+for k in 2 3 4 8; do [[ $k -le $gpus ]] && ranks_list+=" $k"; done
 for k in $ranks_list; do
-  for n in 2^30 2^31+5; do
+  for n in ${SCANLAB_CH12_CHECK_SIZES:-2^30 2^31+5}; do
     nn=$(count "$n")
     check "ch12 $k rank(s), n = $n, int32 exclusive, in place" "$out/run_${k}_${nn}.log" \
       "$ch12" --ranks "$k" -n "$nn" --in-place --repeat 5
