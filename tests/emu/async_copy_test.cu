@@ -1,0 +1,391 @@
+// Asynchronous copies into shared memory: __pipeline_memcpy_async (cp.async) double-buffering a
+// tile, and a ring of stages filled by memcpy_async_tx (Hopper's bulk copy) whose cuda::barrier
+// phases complete on arrivals and transaction bytes. Correct kernels give the right result under
+// several seeds and thread orders; on the emulator, the mistakes are caught: a stage read before
+// its wait (wrong bytes, and a race report), a missing arrival (a deadlock report, not a hang),
+// and misaligned or mis-sized copies (a failed launch that says why).
+//
+// nvcc warns that a __shared__ cuda::barrier has a dynamic initializer it will not run (it never
+// should: init() sets the barrier up); the pragma silences that warning, and g++ ignores it.
+#pragma nv_diag_suppress static_var_with_dynamic_init
+#include <cuda/barrier>
+#include <cuda_pipeline_primitives.h>
+#include <cuda_runtime.h>
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using block_barrier = cuda::barrier<cuda::thread_scope_block>;
+
+template <class T>
+struct Buffer {
+  T* p = nullptr;
+  std::size_t n;
+  explicit Buffer(std::size_t count) : n(count) {
+    REQUIRE(cudaMalloc(&p, n * sizeof(T)) == cudaSuccess);
+    REQUIRE(cudaMemset(p, 0, n * sizeof(T)) == cudaSuccess);
+  }
+  ~Buffer() { cudaFree(p); }
+  void upload(const std::vector<T>& v) { REQUIRE(cudaMemcpy(p, v.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess); }
+  std::vector<T> download() const {
+    std::vector<T> v(n);
+    REQUIRE(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
+    return v;
+  }
+};
+
+std::vector<int> iota_input(std::size_t n) {
+  std::vector<int> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = int(i * 7 + 3);
+  return v;
+}
+
+// ---- (a) cp.async, double-buffered ----------------------------------------------------------------
+// 64 threads; a tile is 256 ints, each thread copies one int4 of it. Tile k+1 is copied while tile k
+// is read; each thread reads an int4 that another thread copied, so the copy must be waited for and
+// a barrier passed. Mode 0 is right; mode 1 forgets __pipeline_wait_prior.
+constexpr int kPipeThreads = 64, kPipeTile = 4 * kPipeThreads;
+
+__global__ void pipeline_double_buffered(const int* in, int* out, int tiles, int mode) {
+  __shared__ alignas(16) int tile[2][kPipeTile];
+  const int t = int(threadIdx.x);
+  const int per_block = (tiles + int(gridDim.x) - 1) / int(gridDim.x);
+  const int first = int(blockIdx.x) * per_block;
+  const int last = first + per_block < tiles ? first + per_block : tiles;
+  if (first < last) __pipeline_memcpy_async(&tile[0][4 * t], &in[first * kPipeTile + 4 * t], 16);
+  __pipeline_commit();
+  for (int k = first; k < last; ++k) {
+    const int buf = (k - first) & 1;
+    if (k + 1 < last) __pipeline_memcpy_async(&tile[buf ^ 1][4 * t], &in[(k + 1) * kPipeTile + 4 * t], 16);
+    __pipeline_commit();
+    if (mode != 1) __pipeline_wait_prior(1);  // tile k's group is done; tile k+1's may still fly
+    __syncthreads();
+    const int src = 4 * ((t + 1) % kPipeThreads);
+    for (int j = 0; j < 4; ++j) out[k * kPipeTile + src + j] = 2 * tile[buf][src + j];
+    __syncthreads();  // everyone has read tile[buf] before it is refilled
+  }
+  __pipeline_wait_prior(0);
+}
+
+std::size_t run_pipeline(int mode, std::vector<int>& got, int tiles = 12, int blocks = 2) {
+  const std::size_t n = std::size_t(tiles) * kPipeTile;
+  Buffer<int> in(n), out(n);
+  in.upload(iota_input(n));
+  pipeline_double_buffered<<<blocks, kPipeThreads>>>(in.p, out.p, tiles, mode);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  got = out.download();
+  const std::vector<int> input = iota_input(n);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += got[i] != 2 * input[i];
+  return wrong;
+}
+
+// ---- (b) a ring of 3 stages: one producer warp, two consumer warps ----------------------------------
+// full[s] completes when the producer's memcpy_async_tx of tile k into stage s has landed (its lane 0
+// arrives announcing the bytes) and the 64 consumers have arrived; empty[s] completes when the 64
+// consumers are done with stage s and the producer arrives to refill it. Consumer warp 1 uses
+// arrive_and_wait, warp 2 arrive() and wait(token). Mode 1: consumers read the stage before waiting.
+constexpr int kStages = 3, kRingTile = 64, kConsumers = 64;
+
+__global__ void ring_of_stages(const int* in, int* out, int tiles, int mode) {
+  __shared__ alignas(16) int stage[kStages][kRingTile];
+  __shared__ block_barrier full[kStages];
+  __shared__ block_barrier empty[kStages];
+  const int warp = int(threadIdx.x) / 32;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kStages; ++s) {
+      init(&full[s], kConsumers + 1);
+      init(&empty[s], kConsumers + 1);
+    }
+  }
+  __syncthreads();
+  if (warp == 0) {
+    if (threadIdx.x != 0) return;  // one lane drives the copies
+    for (int k = 0; k < tiles; ++k) {
+      const int s = k % kStages;
+      if (k >= kStages) empty[s].arrive_and_wait();  // the consumers are done with tile k-3
+      cuda::device::memcpy_async_tx(&stage[s][0], &in[k * kRingTile], cuda::aligned_size_t<16>(sizeof(int) * kRingTile),
+                                    full[s]);
+      (void)cuda::device::barrier_arrive_tx(full[s], 1, sizeof(int) * kRingTile);
+    }
+    return;
+  }
+  const int c = int(threadIdx.x) - 32;
+  for (int k = 0; k < tiles; ++k) {
+    const int s = k % kStages;
+    const int v_early = mode == 1 ? stage[s][(c + k) % kRingTile] : 0;
+    if (warp == 1) {
+      full[s].arrive_and_wait();
+    } else {
+      auto token = full[s].arrive();
+      full[s].wait(std::move(token));
+    }
+    const int v = mode == 1 ? v_early : stage[s][(c + k) % kRingTile];
+    out[k * kRingTile + (c + k) % kRingTile] = v + 1;
+    (void)empty[s].arrive();
+  }
+}
+
+std::size_t run_ring(int mode, int tiles = 40) {
+  const std::size_t n = std::size_t(tiles) * kRingTile;
+  Buffer<int> in(n), out(n);
+  const std::vector<int> input = iota_input(n);
+  in.upload(input);
+  ring_of_stages<<<1, 32 + kConsumers>>>(in.p, out.p, tiles, mode);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  const std::vector<int> got = out.download();
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < n; ++i) wrong += got[i] != input[i] + 1;
+  return wrong;
+}
+
+// ---- arrival counts: arrive(n) and arrive_and_drop ------------------------------------------------
+// 64 threads, expected 64. Round 1: all arrive_and_wait. Round 2: threads 32..63 arrive_and_drop,
+// which counts as their arrival now and lowers the count to 32 for later phases. Round 3: thread 0
+// arrives for 17 and threads 17..31 once each. In each round every arriving thread first adds to a
+// shared counter, and after the wait reads the whole round's sum there: a wait that returned early
+// would see less.
+__global__ void arrival_counts(int* ok) {
+  __shared__ block_barrier bar;
+  __shared__ int count;
+  const int t = int(threadIdx.x);
+  if (t == 0) {
+    init(&bar, 64);
+    count = 0;
+  }
+  __syncthreads();
+  atomicAdd(&count, 1);
+  bar.arrive_and_wait();
+  int good = atomicAdd(&count, 0) >= 64;
+  __syncthreads();
+  if (t >= 32) {
+    atomicAdd(&count, 1);
+    bar.arrive_and_drop();
+    ok[t] = good;
+    return;
+  }
+  atomicAdd(&count, 1);
+  bar.arrive_and_wait();
+  good &= atomicAdd(&count, 0) >= 128;
+  if (t == 0 || t >= 17) {
+    atomicAdd(&count, t == 0 ? 17 : 1);
+    auto token = bar.arrive(t == 0 ? 17 : 1);
+    bar.wait(std::move(token));
+    good &= atomicAdd(&count, 0) >= 160;
+  }
+  ok[t] = good;
+}
+
+#ifdef SCANLAB_EMU
+// ---- emulator-only: the mistakes -----------------------------------------------------------------
+
+struct ScopedOptions {
+  scanlab_emu::Options saved = scanlab_emu::options();
+  ScopedOptions() { scanlab_emu::reset_diagnostics(); }
+  ~ScopedOptions() { scanlab_emu::options() = saved; }
+};
+
+bool report_has(const std::string& needle) {
+  return scanlab_emu::last_failure_report().find(needle) != std::string::npos;
+}
+
+const scanlab_emu::HazardReport* find_hazard(scanlab_emu::Hazard kind, const char* kernel) {
+  for (const auto& h : scanlab_emu::diagnostics().hazards)
+    if (h.kind == kind && h.kernel == kernel) return &h;
+  return nullptr;
+}
+
+// One copy each, with what the test passes: size, offsets in bytes from aligned addresses.
+__global__ void one_pipeline_copy(const int* in, int* out, int size, int dst_offset, int src_offset) {
+  __shared__ alignas(16) char buf[64];
+  __pipeline_memcpy_async(buf + dst_offset, reinterpret_cast<const char*>(in) + src_offset, std::size_t(size));
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  out[0] = buf[dst_offset];
+}
+
+__global__ void one_bulk_copy(const int* in, int* out, int bytes, int dst_offset, int src_offset) {
+  __shared__ alignas(16) char buf[256];
+  __shared__ block_barrier bar;
+  init(&bar, 1);
+  cuda::device::memcpy_async_tx(buf + dst_offset, reinterpret_cast<const char*>(in) + src_offset,
+                                cuda::aligned_size_t<16>(std::size_t(bytes)), bar);
+  bar.wait(cuda::device::barrier_arrive_tx(bar, 1, bytes));
+  out[0] = buf[dst_offset];
+}
+
+// The barrier expects one arrival more than the block has threads (missing: true), or the
+// producer announces more bytes than it copies (missing: false).
+__global__ void missing_arrival(const int* in, int* out, bool arrivals) {
+  __shared__ alignas(16) int buf[64];
+  __shared__ block_barrier bar;
+  if (threadIdx.x == 0) init(&bar, int(blockDim.x) + (arrivals ? 1 : 0));
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    cuda::device::memcpy_async_tx(buf, in, cuda::aligned_size_t<16>(sizeof buf), bar);
+    bar.wait(cuda::device::barrier_arrive_tx(bar, 1, arrivals ? sizeof buf : 2 * sizeof buf));
+  } else {
+    bar.arrive_and_wait();
+  }
+  out[threadIdx.x] = buf[threadIdx.x % 64];
+}
+
+__global__ void barrier_without_init(int* out) {
+  __shared__ block_barrier bar;
+  bar.arrive_and_wait();
+  out[0] = 1;
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("cp.async double-buffered: every tile arrives, under several seeds and thread orders") {
+  std::vector<int> got;
+  CHECK(run_pipeline(0, got) == 0);
+#ifdef SCANLAB_EMU
+  ScopedOptions scope;
+  for (auto order : {scanlab_emu::ThreadOrder::reverse, scanlab_emu::ThreadOrder::random}) {
+    for (std::uint64_t seed : {2u, 3u, 11u}) {
+      scanlab_emu::options().thread_order = order;
+      scanlab_emu::options().seed = seed;
+      CAPTURE(seed);
+      CHECK(run_pipeline(0, got) == 0);
+    }
+  }
+  // The race checker finds nothing in the right kernel.
+  scanlab_emu::options().racecheck = true;
+  scanlab_emu::reset_diagnostics();
+  CHECK(run_pipeline(0, got) == 0);
+  CHECK(scanlab_emu::diagnostics().hazards.empty());
+#endif
+}
+
+TEST_CASE("a ring of 3 stages filled by memcpy_async_tx: every tile arrives, under several seeds and orders") {
+  CHECK(run_ring(0) == 0);
+#ifdef SCANLAB_EMU
+  ScopedOptions scope;
+  for (auto order : {scanlab_emu::ThreadOrder::forward, scanlab_emu::ThreadOrder::reverse,
+                     scanlab_emu::ThreadOrder::random}) {
+    for (std::uint64_t seed : {1u, 5u, 9u}) {
+      scanlab_emu::options().thread_order = order;
+      scanlab_emu::options().seed = seed;
+      CAPTURE(seed);
+      CHECK(run_ring(0) == 0);
+    }
+  }
+  scanlab_emu::options().racecheck = true;
+  scanlab_emu::reset_diagnostics();
+  CHECK(run_ring(0) == 0);
+  CHECK(scanlab_emu::diagnostics().hazards.empty());
+#endif
+}
+
+TEST_CASE("cuda::barrier: arrive(n) counts n arrivals; arrive_and_drop lowers later phases' count") {
+  Buffer<int> ok(64);
+  arrival_counts<<<1, 64>>>(ok.p);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  for (int v : ok.download()) CHECK(v == 1);
+}
+
+#ifdef SCANLAB_EMU
+TEST_CASE("cp.async: a tile read before __pipeline_wait_prior is wrong, and racecheck names the read") {
+  ScopedOptions scope;
+  std::vector<int> got;
+  CHECK(run_pipeline(1, got) > 0);  // some copies land only at the final wait: old bytes were read
+  scanlab_emu::options().seed = 7;
+  CHECK(run_pipeline(1, got) > 0);
+  scanlab_emu::options().racecheck = true;
+  run_pipeline(1, got);
+  const auto* h = find_hazard(scanlab_emu::Hazard::async_copy, "pipeline_double_buffered");
+  REQUIRE(h != nullptr);
+  CHECK(h->variable == "tile");
+  CHECK(!h->second_writes);
+  CHECK(h->first_site.find("async_copy_test.cu") != std::string::npos);
+  CHECK(h->second_site.find("async_copy_test.cu") != std::string::npos);
+  CHECK(h->first_site != h->second_site);
+}
+
+TEST_CASE("memcpy_async_tx: a stage read before its barrier phase completed is wrong, and racecheck names it") {
+  ScopedOptions scope;
+  CHECK(run_ring(1) > 0);
+  scanlab_emu::options().seed = 4;
+  CHECK(run_ring(1) > 0);
+  scanlab_emu::options().racecheck = true;
+  run_ring(1);
+  const auto* h = find_hazard(scanlab_emu::Hazard::bulk_copy, "ring_of_stages");
+  REQUIRE(h != nullptr);
+  CHECK(h->variable == "stage");
+  CHECK(!h->second_writes);
+  CHECK(h->first_thread[0] == 0);  // the producer issued the copy
+  CHECK(h->second_thread[0] >= 32);
+}
+
+TEST_CASE("a missing arrival or missing transaction bytes is a deadlock report naming the barrier, at once") {
+  ScopedOptions scope;
+  Buffer<int> in(64), out(96);
+  for (bool arrivals : {true, false}) {
+    CAPTURE(arrivals);
+    const auto start = std::chrono::steady_clock::now();
+    missing_arrival<<<1, 96>>>(in.p, out.p, arrivals);
+    CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    CHECK(report_has("wait for each other forever"));
+    CHECK(report_has("96 threads wait on cuda::barrier `bar`"));
+    CHECK(report_has(arrivals ? "1 of 97 arrivals missing\n" : "0 of 96 arrivals missing, 256 announced bytes"));
+  }
+  // Different barriers at different sites: the right kernel still runs afterwards.
+  CHECK(run_ring(0, 6) == 0);
+}
+
+TEST_CASE("misaligned or mis-sized copies fail the launch and say why") {
+  ScopedOptions scope;
+  Buffer<int> in(256), out(1);
+  struct Case {
+    bool bulk;
+    int size, dst_offset, src_offset;
+    cudaError_t error;
+    const char* says;
+  };
+  const Case cases[] = {
+      {false, 12, 0, 0, cudaErrorLaunchFailure, "with size_and_align 12: it must be 4, 8 or 16"},
+      {false, 16, 8, 0, cudaErrorMisalignedAddress, "misaligned destination (shared byte 8)"},
+      {false, 8, 0, 4, cudaErrorMisalignedAddress, "misaligned source"},
+      {false, 4, 4, 4, cudaSuccess, ""},
+      {true, 100, 0, 0, cudaErrorMisalignedAddress, "size of 100 bytes: it must be a multiple of 16"},
+      {true, 64, 8, 0, cudaErrorMisalignedAddress, "memcpy_async_tx at"},
+      {true, 64, 0, 4, cudaErrorMisalignedAddress, "misaligned source"},
+      {true, 64, 16, 16, cudaSuccess, ""},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.bulk);
+    CAPTURE(c.size);
+    CAPTURE(c.dst_offset);
+    CAPTURE(c.src_offset);
+    if (c.bulk)
+      one_bulk_copy<<<1, 1>>>(in.p, out.p, c.size, c.dst_offset, c.src_offset);
+    else
+      one_pipeline_copy<<<1, 1>>>(in.p, out.p, c.size, c.dst_offset, c.src_offset);
+    CHECK(cudaDeviceSynchronize() == c.error);
+    if (c.error != cudaSuccess) CHECK(report_has(c.says));
+  }
+  // --memcheck checks the source range like a load: the 16 bytes just past the allocation's end,
+  // 32 bytes from its last 16.
+  scanlab_emu::options().memcheck = true;
+  one_pipeline_copy<<<1, 1>>>(in.p + 256, out.p, 16, 0, 0);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK(report_has("invalid global read of 16 bytes"));
+  one_bulk_copy<<<1, 1>>>(in.p + 252, out.p, 32, 0, 0);
+  CHECK(cudaDeviceSynchronize() == cudaErrorIllegalAddress);
+  CHECK(report_has("invalid global read of 32 bytes"));
+  // A barrier used before init() is reported, not read as garbage.
+  barrier_without_init<<<1, 32>>>(out.p);
+  CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
+  CHECK(report_has("before init()"));
+}
+#endif
