@@ -49,7 +49,8 @@ std::vector<int> iota_input(std::size_t n) {
 // ---- (a) cp.async, double-buffered ----------------------------------------------------------------
 // 64 threads; a tile is 256 ints, each thread copies one int4 of it. Tile k+1 is copied while tile k
 // is read; each thread reads an int4 that another thread copied, so the copy must be waited for and
-// a barrier passed. Mode 0 is right; mode 1 forgets __pipeline_wait_prior.
+// a barrier passed. Mode 0 is right; mode 1 forgets __pipeline_wait_prior; mode 2 waits but
+// passes no barrier before reading what other threads copied.
 constexpr int kPipeThreads = 64, kPipeTile = 4 * kPipeThreads;
 
 __global__ void pipeline_double_buffered(const int* in, int* out, int tiles, int mode) {
@@ -65,7 +66,7 @@ __global__ void pipeline_double_buffered(const int* in, int* out, int tiles, int
     if (k + 1 < last) __pipeline_memcpy_async(&tile[buf ^ 1][4 * t], &in[(k + 1) * kPipeTile + 4 * t], 16);
     __pipeline_commit();
     if (mode != 1) __pipeline_wait_prior(1);  // tile k's group is done; tile k+1's may still fly
-    __syncthreads();
+    if (mode != 2) __syncthreads();           // the other threads' waits are done too
     const int src = 4 * ((t + 1) % kPipeThreads);
     for (int j = 0; j < 4; ++j) out[k * kPipeTile + src + j] = 2 * tile[buf][src + j];
     __syncthreads();  // everyone has read tile[buf] before it is refilled
@@ -143,6 +144,20 @@ std::size_t run_ring(int mode, int tiles = 40) {
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += got[i] != input[i] + 1;
   return wrong;
+}
+
+// zfill: the first size - zfill bytes come from the source, the rest are zero.
+__global__ void pipeline_zfill(const int* in, int* out) {
+  __shared__ alignas(16) int buf[4];
+  buf[threadIdx.x] = -1;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __pipeline_memcpy_async(buf, in, 16, 12);
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+  }
+  __syncthreads();
+  out[threadIdx.x] = buf[threadIdx.x];
 }
 
 // ---- arrival counts: arrive(n) and arrive_and_drop ------------------------------------------------
@@ -293,6 +308,14 @@ TEST_CASE("cuda::barrier: arrive(n) counts n arrivals; arrive_and_drop lowers la
   for (int v : ok.download()) CHECK(v == 1);
 }
 
+TEST_CASE("cp.async with zfill: the source's first bytes, then zeros") {
+  Buffer<int> in(4), out(4);
+  in.upload({7, 8, 9, 10});
+  pipeline_zfill<<<1, 4>>>(in.p, out.p);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  CHECK(out.download() == std::vector<int>{7, 0, 0, 0});
+}
+
 #ifdef SCANLAB_EMU
 TEST_CASE("cp.async: a tile read before __pipeline_wait_prior is wrong, and racecheck names the read") {
   ScopedOptions scope;
@@ -309,6 +332,23 @@ TEST_CASE("cp.async: a tile read before __pipeline_wait_prior is wrong, and race
   CHECK(h->first_site.find("async_copy_test.cu") != std::string::npos);
   CHECK(h->second_site.find("async_copy_test.cu") != std::string::npos);
   CHECK(h->first_site != h->second_site);
+}
+
+TEST_CASE("cp.async: another thread's waited copy read with no barrier after its wait is a race") {
+  ScopedOptions scope;
+  scanlab_emu::options().racecheck = true;
+  std::vector<int> got;
+  // Forward order: the neighbour has not waited yet (its copy is pending). Reverse order: it has,
+  // and its wait made it the bytes' writer, with no barrier between its wait and this read.
+  run_pipeline(2, got);
+  CHECK(find_hazard(scanlab_emu::Hazard::async_copy, "pipeline_double_buffered") != nullptr);
+  scanlab_emu::reset_diagnostics();
+  scanlab_emu::options().thread_order = scanlab_emu::ThreadOrder::reverse;
+  run_pipeline(2, got);
+  const auto* h = find_hazard(scanlab_emu::Hazard::raw, "pipeline_double_buffered");
+  REQUIRE(h != nullptr);
+  CHECK(h->variable == "tile");
+  CHECK(h->first_thread[0] == (h->second_thread[0] + 1) % kPipeThreads);  // the copy's thread, then the reader
 }
 
 TEST_CASE("memcpy_async_tx: a stage read before its barrier phase completed is wrong, and racecheck names it") {

@@ -245,7 +245,7 @@ void flush_banks(Block& b, unsigned warp) {
 // __pipeline_wait_prior ...; the copy was issued by thread (5,0,0) at k.cu:17 (1 time)"
 void print_copy_hazard(const HazardReport& h) {
   const bool bulk = h.kind == Hazard::bulk_copy;
-  const char* what = h.second_writes ? (bulk ? "written before the barrier phase that completes the bulk copy into it"
+  const char* what = h.second_writes ? (bulk ? "written while the bulk copy into it was pending, before the barrier phase completed"
                                              : "written while the asynchronous copy into it was pending")
                                      : (bulk ? "read before the barrier phase completed"
                                              : "read before the asynchronous copy into it completed");
