@@ -375,7 +375,7 @@ TEST_CASE("a missing arrival or missing transaction bytes is a deadlock report n
     missing_arrival<<<1, 96>>>(in.p, out.p, arrivals);
     CHECK(cudaDeviceSynchronize() == cudaErrorLaunchFailure);
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
-    CHECK(report_has("wait for each other forever"));
+    CHECK(report_has("deadlock inside a block: its threads wait for each other forever"));
     CHECK(report_has("96 threads wait on cuda::barrier `bar`"));
     CHECK(report_has(arrivals ? "1 of 97 arrivals missing\n" : "0 of 96 arrivals missing, 256 announced bytes"));
   }

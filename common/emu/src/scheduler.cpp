@@ -468,7 +468,7 @@ Outcome run_block(Launch& L, Block& b, bool one_pass) {
     }
     if (!resumed) {
       record_failure(cudaErrorLaunchFailure,
-                     "threads of a block wait for each other forever (a barrier, warp collective or "
+                     "deadlock inside a block: its threads wait for each other forever (a barrier, warp collective or "
                      "cuda::barrier phase that not every thread it waits for reaches):\n" + describe_waits(b));
       return Outcome::aborted;
     }
