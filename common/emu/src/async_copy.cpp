@@ -226,7 +226,6 @@ void mbarrier_init(void* bar, std::ptrdiff_t expected, const void* site) {
   m.tx = 0;
   m.copies.clear();
   ++m.phase;  // a wait on a token from before the init() returns
-  m.init_site = site;
   const std::uint64_t handle = (std::uint64_t(kTag) << 32) | index;
   std::memcpy(bar, &handle, 8);
   note_store(t);

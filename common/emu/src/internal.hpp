@@ -4,8 +4,9 @@
 // in the dispatch order of the schedule policy, one at a time and only when every resident block is
 // waiting (so a plain kernel has one block in flight), up to `resident` slots; a block keeps its slot
 // until it ends. Inside a block the scheduler makes passes over the threads in the thread-order
-// policy; a thread runs until it reaches a barrier, a warp collective or a polling step, then its
-// fiber switches back to the scheduler. One pass over the threads is one barrier epoch.
+// policy; a thread runs until it reaches a barrier, a warp collective, a polling step or a wait for
+// a cuda::barrier phase, then its fiber switches back to the scheduler. One pass over the threads
+// is one barrier epoch.
 #pragma once
 #include <sys/mman.h>
 
@@ -56,7 +57,6 @@ struct MBarrier {
   std::int64_t expected = 0;        // arrivals each phase needs (arrive_and_drop lowers it)
   std::int64_t pending = 0;         // arrivals still missing in the current phase
   std::int64_t tx = 0;              // transaction bytes announced and not yet landed (may dip below 0)
-  const void* init_site = nullptr;
   std::vector<AsyncCopy> copies;    // bulk copies that complete on the current phase
 };
 
