@@ -99,6 +99,8 @@ __global__ void ring_of_stages(const int* in, int* out, int tiles, int mode) {
   __shared__ block_barrier full[kStages];
   __shared__ block_barrier empty[kStages];
   const int warp = int(threadIdx.x) / 32;
+  in += std::size_t(blockIdx.x) * tiles * kRingTile;  // each block its own tiles
+  out += std::size_t(blockIdx.x) * tiles * kRingTile;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       init(&full[s], kConsumers + 1);
@@ -133,12 +135,12 @@ __global__ void ring_of_stages(const int* in, int* out, int tiles, int mode) {
   }
 }
 
-std::size_t run_ring(int mode, int tiles = 40) {
-  const std::size_t n = std::size_t(tiles) * kRingTile;
+std::size_t run_ring(int mode, int tiles = 40, int blocks = 1) {
+  const std::size_t n = std::size_t(tiles) * kRingTile * blocks;
   Buffer<int> in(n), out(n);
   const std::vector<int> input = iota_input(n);
   in.upload(input);
-  ring_of_stages<<<1, 32 + kConsumers>>>(in.p, out.p, tiles, mode);
+  ring_of_stages<<<blocks, 32 + kConsumers>>>(in.p, out.p, tiles, mode);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   const std::vector<int> got = out.download();
   std::size_t wrong = 0;
@@ -283,6 +285,7 @@ TEST_CASE("cp.async double-buffered: every tile arrives, under several seeds and
 
 TEST_CASE("a ring of 3 stages filled by memcpy_async_tx: every tile arrives, under several seeds and orders") {
   CHECK(run_ring(0) == 0);
+  CHECK(run_ring(0, 30, 4) == 0);
 #ifdef SCANLAB_EMU
   ScopedOptions scope;
   for (auto order : {scanlab_emu::ThreadOrder::forward, scanlab_emu::ThreadOrder::reverse,
@@ -294,6 +297,13 @@ TEST_CASE("a ring of 3 stages filled by memcpy_async_tx: every tile arrives, und
       CHECK(run_ring(0) == 0);
     }
   }
+  // Blocks side by side: the scheduler switches blocks while threads of each wait for phases.
+  scanlab_emu::options().interleave = true;
+  scanlab_emu::options().resident = 3;
+  scanlab_emu::options().thread_order = scanlab_emu::ThreadOrder::random;
+  CHECK(run_ring(0, 20, 5) == 0);
+  scanlab_emu::options().interleave = false;
+  scanlab_emu::options().resident = 0;
   scanlab_emu::options().racecheck = true;
   scanlab_emu::reset_diagnostics();
   CHECK(run_ring(0) == 0);
