@@ -297,11 +297,16 @@ TEST_CASE("a ring of 3 stages filled by memcpy_async_tx: every tile arrives, und
       CHECK(run_ring(0) == 0);
     }
   }
-  // Blocks side by side: the scheduler switches blocks while threads of each wait for phases.
+  // Blocks dispatched in reverse and random order, and side by side: the scheduler switches
+  // blocks while threads of each wait for phases.
+  scanlab_emu::options().schedule = scanlab_emu::Schedule::reverse;
+  CHECK(run_ring(0, 20, 5) == 0);
+  scanlab_emu::options().schedule = scanlab_emu::Schedule::random;
   scanlab_emu::options().interleave = true;
   scanlab_emu::options().resident = 3;
   scanlab_emu::options().thread_order = scanlab_emu::ThreadOrder::random;
   CHECK(run_ring(0, 20, 5) == 0);
+  scanlab_emu::options().schedule = scanlab_emu::Schedule::in_order;
   scanlab_emu::options().interleave = false;
   scanlab_emu::options().resident = 0;
   scanlab_emu::options().racecheck = true;
