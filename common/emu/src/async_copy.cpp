@@ -74,6 +74,8 @@ void land(AsyncCopy& c) {
 
 bool lands_at_issue() { return (landing() >> 17) & 1u; }
 
+bool racecheck_on() { return observe_shared && options().racecheck; }
+
 // A copy's destination must be its block's shared memory and its source global memory, both
 // aligned to `align`.
 void check_copy(Thread* t, const char* api, const void* dst, const void* src, std::size_t bytes, std::size_t src_bytes,
@@ -141,6 +143,7 @@ void try_complete(Thread* t, Block& b, MBarrier& m) {
   for (AsyncCopy& c : m.copies)
     if (c.serial) race_async_completed(c.serial, c.dst, c.bytes, nullptr);
   m.copies.clear();
+  if (racecheck_on()) race_barrier_completed(m);
   ++m.phase;
   m.pending = m.expected;
   note_store(t);
@@ -163,7 +166,7 @@ void pipeline_memcpy_async(void* dst, const void* src, std::size_t size, std::si
   check_copy(t, "__pipeline_memcpy_async", dst, src, size, size - zfill, size, site);
   AsyncCopy c{static_cast<char*>(dst), static_cast<const char*>(src), std::uint32_t(size), std::uint32_t(size - zfill),
               t->pipeline_groups, 0, false};
-  if (observe_shared && options().racecheck) c.serial = race_async_issued(t, dst, size, false, site);
+  if (racecheck_on()) c.serial = race_async_issued(t, dst, size, false, site);
   note_store(t);
   if (lands_at_issue()) land(c);
   t->pipeline.push_back(c);
@@ -248,6 +251,7 @@ std::uint64_t mbarrier_arrive(void* bar, std::ptrdiff_t count, std::ptrdiff_t tx
   m.tx += tx;
   m.pending -= count;
   if (drop) --m.expected;
+  if (racecheck_on()) race_barrier_arrive(t, m);
   note_store(t);
   if (m.pending == 0) try_complete(t, b, m);
   return token;
@@ -260,12 +264,14 @@ void mbarrier_wait(void* bar, std::uint64_t token, const void* site) {
   if ((token >> 32) != index + 1)
     fail(cudaErrorLaunchFailure, who(t) + " waits on cuda::barrier " + barrier_name(b, bar) + " at " + symbolize(site) +
                                      " with a token that no arrival on this barrier returned");
-  if (std::uint32_t(token) != b.mbarriers[index].phase) return;  // that phase completed already
-  t->wait = Wait::phase;
-  t->wait_mbarrier = index;
-  t->wait_phase = std::uint32_t(token);
-  t->site = site;
-  yield_to_scheduler();
+  if (std::uint32_t(token) == b.mbarriers[index].phase) {  // else that phase completed already
+    t->wait = Wait::phase;
+    t->wait_mbarrier = index;
+    t->wait_phase = std::uint32_t(token);
+    t->site = site;
+    yield_to_scheduler();
+  }
+  if (racecheck_on()) race_barrier_acquire(t, b.mbarriers[index]);  // not a reference held across the yield
 }
 
 void bulk_copy(void* dst, const void* src, std::size_t bytes, void* bar, const void* site) {
@@ -278,7 +284,7 @@ void bulk_copy(void* dst, const void* src, std::size_t bytes, void* bar, const v
   check_copy(t, "memcpy_async_tx", dst, src, bytes, bytes, 16, site);
   AsyncCopy c{static_cast<char*>(dst), static_cast<const char*>(src), std::uint32_t(bytes), std::uint32_t(bytes), 0, 0,
               false};
-  if (observe_shared && options().racecheck) c.serial = race_async_issued(t, dst, bytes, true, site);
+  if (racecheck_on()) c.serial = race_async_issued(t, dst, bytes, true, site);
   note_store(t);
   MBarrier& m = b.mbarriers[index];
   // After the phase's last arrival nothing later could land it: it lands now.

@@ -58,6 +58,9 @@ struct MBarrier {
   std::int64_t pending = 0;         // arrivals still missing in the current phase
   std::int64_t tx = 0;              // transaction bytes announced and not yet landed (may dip below 0)
   std::vector<AsyncCopy> copies;    // bulk copies that complete on the current phase
+  // Race checker: what the arrivals of the current phase knew, and of the last completed phase
+  // (diagnostics.cpp, "ordering through cuda::barrier phases").
+  std::vector<std::uint32_t> arrived_known, completed_known;
 };
 
 // The fields that every barrier pass touches come first, in one cache line: a pass visits every
@@ -111,6 +114,11 @@ struct alignas(64) Thread {
   std::uint32_t pipeline_groups = 0;
   unsigned wait_mbarrier = 0;
   std::uint32_t wait_phase = 0;
+  // Race checker, in blocks that use cuda::barrier: this thread's arrivals so far + 1, and for
+  // each thread of the block the clock up to which its accesses happened before this thread's
+  // current point through barrier phases (diagnostics.cpp).
+  std::uint32_t bclock = 1;
+  std::vector<std::uint32_t> known;
 
   Thread() = default;
   Thread(const Thread&) = delete;
@@ -288,13 +296,18 @@ std::string describe_mbarrier_waits(const Block& b);  // for deadlock reports
 inline bool phase_completed(const Block& b, const Thread* t) {
   return b.mbarriers[t->wait_mbarrier].phase != t->wait_phase;
 }
-// Race checker (diagnostics.cpp): the bytes [dst, dst+bytes) are pending from now on (the copy's
-// issuing thread t, at pc). A pipeline copy also counts as t's write at its issue; a bulk copy,
-// ordered by a cuda::barrier the checker does not model, does not. Returns the copy's serial.
+// Race checker (diagnostics.cpp): the copy is t's write at its issue (at pc), and the bytes
+// [dst, dst+bytes) are pending from now on. Returns the copy's serial.
 std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc);
 // The copy completed: its bytes are no longer pending; `writer` (a pipeline copy's thread, at its
-// wait) becomes their last writer, so that other threads' reads need a barrier after that wait.
+// wait) becomes their last writer, so that other threads' reads need a barrier after that wait; a
+// bulk copy's (writer null) have none, its barrier phase having ordered them before every waiter.
 void race_async_completed(std::uint32_t serial, const void* dst, std::size_t bytes, Thread* writer);
+// Race checker: an arrival on m (what t knew so far goes with it), the completion of m's phase, and
+// a wait of t that saw the phase complete (t now knows what the phase's arrivals knew).
+void race_barrier_arrive(Thread* t, MBarrier& m);
+void race_barrier_completed(MBarrier& m);
+void race_barrier_acquire(Thread* t, const MBarrier& m);
 
 // ---- memory safety (memcheck.cpp) ----
 struct AllocationInfo {

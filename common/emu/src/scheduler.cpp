@@ -352,6 +352,8 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
     t->poll_addr = t->poll_prev = nullptr;
     t->pipeline.clear();  // a worker abandoned mid-kernel may have left copies behind
     t->pipeline_groups = 0;
+    t->bclock = 1;
+    t->known.clear();
     b->threads[i] = t;
     b->warps[t->warp].live |= 1u << t->lane;
     b->order[i] = t;
