@@ -14,9 +14,9 @@
 // lands either at once or as late as it can (at the covering wait; for a bulk copy when its
 // phase's last arrival comes), one or the other by a generator seeded with the launch's seed. A
 // kernel that reads a stage before waiting then reads the old bytes of some copies, and one that
-// refills a stage while others still read it overwrites some of them: both give wrong results,
-// and the same ones under the same seed. The race checker (diagnostics.cpp) reports every access
-// to pending bytes.
+// refills a stage while others still read it may overwrite some of them: wrong results, and the
+// same ones under the same seed. The race checker (diagnostics.cpp) reports every access to
+// pending bytes, and a copy issued after reads that no barrier orders before it.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
