@@ -84,8 +84,15 @@ class EmuSettings {
 json emulator_findings() {
   json found = json::array();
   for (const auto& h : scanlab_emu::diagnostics().hazards) {
-    found.push_back(std::string(scanlab_emu::to_string(h.kind)) + " race on shared memory in " + h.kernel +
-                    ": " + h.first_site + " and " + h.second_site);
+    if (h.kind == scanlab_emu::Hazard::async_copy || h.kind == scanlab_emu::Hazard::bulk_copy) {
+      // The first site is the copy's, the second the access that did not wait for it.
+      found.push_back(std::string(h.second_writes ? "a write to" : "a read of") + " shared memory in " + h.kernel +
+                      " before the asynchronous copy into it completed: the copy at " + h.first_site +
+                      ", the access at " + h.second_site);
+    } else {
+      found.push_back(std::string(scanlab_emu::to_string(h.kind)) + " race on shared memory in " + h.kernel + ": " +
+                      h.first_site + " and " + h.second_site);
+    }
     if (found.size() >= 3) break;
   }
   for (const auto& m : scanlab_emu::diagnostics().misuse) {

@@ -1,8 +1,11 @@
 // The emulator's checkers for shared memory (design.md §4):
 //  - the race checker: read-after-write, write-after-read and write-after-write between two threads
 //    of a block with no barrier between them; lanes of one warp count as ordered once a warp
-//    collective (__syncwarp, a shuffle, a ballot) completed between their accesses. These are the
-//    hazard classes compute-sanitizer's racecheck reports.
+//    collective (__syncwarp, a shuffle, a ballot) completed between their accesses, and threads
+//    once a cuda::barrier phase orders them (see "ordering through cuda::barrier phases"). These
+//    are the hazard classes compute-sanitizer's racecheck reports. An asynchronous copy is its
+//    issuing thread's write at the issue, and its bytes are pending until it completes: any access
+//    to them before that is reported as the copy's hazard.
 //  - the bank-conflict counter: the accesses of a warp's lanes between two synchronisation points
 //    are grouped into warp-wide instructions (the k-th execution of one instruction by each lane);
 //    an instruction's degree is the largest number of distinct 4-byte words that fall in one of the
@@ -41,8 +44,73 @@ struct WordShadow {
   bool many_readers = false;
   const void* write_pc = nullptr;
   const void* read_pc = nullptr;
+  std::uint32_t async_serial = 0;               // an asynchronous copy into this word, if still pending
+  std::uint32_t write_clock = 0, read_clock = 0;  // the accessing thread's barrier clock (below)
 };
+
+// ---- ordering through cuda::barrier phases (blocks that use one) ----
+// A thread's barrier clock counts its arrivals on cuda::barriers (from 1); an access made at clock
+// c comes before the thread's c-th arrival. Thread::known[j] = c says that thread j's accesses at
+// clocks up to c happened before this thread's current point, through phases it waited for (the
+// arrivals of a phase carry what their threads knew, and a wait for the phase takes it all). Two
+// accesses in one barrier interval are ordered when the later thread knows the earlier access.
+// In such blocks a word read by several threads keeps every reader (a write must be ordered after
+// each); elsewhere the checker keeps the first reader only, as it always has.
+struct ExtraReader {
+  std::uint16_t thread;
+  std::uint32_t clock, sync;
+};
+struct ExtraReads {
+  std::uint32_t epoch = 0;
+  std::vector<ExtraReader> readers;
+};
+std::unordered_map<std::size_t, ExtraReads> extra_reads;  // by slot * words per arena + word
+
+bool barrier_ordered(const Thread* t, unsigned other, std::uint32_t other_clock) {
+  return other < t->known.size() && t->known[other] >= other_clock;
+}
+
+// Another reader of a word in barrier interval `epoch` (its latest read counts).
+void note_extra_reader(std::size_t key, std::uint32_t epoch, unsigned reader, std::uint32_t clock, std::uint32_t sync) {
+  ExtraReads& x = extra_reads[key];
+  if (x.epoch != epoch) {
+    x.epoch = epoch;
+    x.readers.clear();
+  }
+  for (ExtraReader& r : x.readers) {
+    if (r.thread == reader) {
+      r.clock = clock;
+      r.sync = sync;
+      return;
+    }
+  }
+  x.readers.push_back(ExtraReader{std::uint16_t(reader), clock, sync});
+}
 std::vector<std::unique_ptr<WordShadow[]>> shadows;  // by slot, allocated on first use
+
+// The asynchronous copies whose destination bytes are pending, by serial (WordShadow::async_serial).
+// A serial no longer here (the copy completed, or its block ended) marks nothing.
+struct PendingCopy {
+  const Block* block;
+  unsigned thread;   // the issuing thread's linear index
+  const void* pc;    // where it was issued
+  bool bulk;
+};
+std::unordered_map<std::uint32_t, PendingCopy> pending_copies;
+std::uint32_t last_serial = 0;
+
+// The shadow of the shared-memory word range [first, last] that [addr, addr+bytes) covers.
+WordShadow* shadow_words(const char* addr, std::size_t bytes, std::size_t& first, std::size_t& last,
+                         std::size_t* slot_out = nullptr) {
+  const std::size_t off = std::size_t(addr - shared_arena_base());
+  const std::size_t slot = off / kArenaBytes;
+  if (slot_out) *slot_out = slot;
+  if (shadows.size() <= slot) shadows.resize(slot + 1);
+  if (!shadows[slot]) shadows[slot].reset(new WordShadow[kArenaBytes / 4]);
+  first = (off % kArenaBytes) / 4;
+  last = std::min((off % kArenaBytes + bytes - 1) / 4, kArenaBytes / 4 - 1);
+  return shadows[slot].get();
+}
 
 struct HazardKey {
   Hazard kind;
@@ -96,7 +164,7 @@ void find_variable(const Block& b, const char* addr, std::string& name, std::siz
 }
 
 void record_hazard(Hazard kind, const Block& b, unsigned first, const void* first_pc, unsigned second,
-                   const void* second_pc, const char* addr, std::size_t bytes) {
+                   const void* second_pc, const char* addr, std::size_t bytes, bool second_writes = false) {
   HazardKey key{kind, first_pc, second_pc};
   auto it = hazard_index.find(key);
   if (it != hazard_index.end()) {
@@ -114,6 +182,7 @@ void record_hazard(Hazard kind, const Block& b, unsigned first, const void* firs
   r.first_site = symbolize(first_pc);
   r.second_site = symbolize(second_pc);
   r.occurrences = 1;
+  r.second_writes = second_writes;
   hazard_index.emplace(key, launch_hazards.size());
   launch_hazards.push_back(std::move(r));
 }
@@ -123,45 +192,84 @@ bool warp_ordered(const Block& b, unsigned me, unsigned other, std::uint32_t oth
   return me / 32 == other / 32 && b.warps[me / 32].sync_epoch != other_sync;
 }
 
+// An access to a word that an asynchronous copy has not finished writing: reported as that copy's
+// hazard (and not checked further). True when it was one.
+bool pending_copy_hazard(WordShadow& s, const Block& b, unsigned me, const char* addr, std::size_t bytes,
+                         bool is_write, const void* pc) {
+  auto it = pending_copies.find(s.async_serial);
+  if (it == pending_copies.end() || it->second.block != &b) {
+    s.async_serial = 0;
+    return false;
+  }
+  const PendingCopy& c = it->second;
+  record_hazard(c.bulk ? Hazard::bulk_copy : Hazard::async_copy, b, c.thread, c.pc, me, pc, addr, bytes, is_write);
+  return true;
+}
+
 void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, const void* pc) {
   Block& b = *t->block;
-  char* base = shared_arena_base();
-  const std::size_t off = std::size_t(addr - base);
-  const std::size_t slot = off / kArenaBytes;
-  if (shadows.size() <= slot) shadows.resize(slot + 1);
-  if (!shadows[slot]) shadows[slot].reset(new WordShadow[kArenaBytes / 4]);
-  WordShadow* shadow = shadows[slot].get();
+  std::size_t first_word, last_word, slot;
+  WordShadow* shadow = shadow_words(addr, bytes, first_word, last_word, &slot);
   const unsigned me = t->linear;
   const std::uint16_t me1 = std::uint16_t(me + 1);
-  const std::uint32_t E = b.epoch, sync = b.warps[t->warp].sync_epoch;
-  const std::size_t first_word = (off % kArenaBytes) / 4;
-  const std::size_t last_word = std::min((off % kArenaBytes + bytes - 1) / 4, kArenaBytes / 4 - 1);
+  const std::uint32_t E = b.epoch, sync = b.warps[t->warp].sync_epoch, clock = t->bclock;
+  const bool barriers = !b.mbarriers.empty();
   for (std::size_t w = first_word; w <= last_word; ++w) {
     WordShadow& s = shadow[w];
+    if (__builtin_expect(s.async_serial != 0, 0) && pending_copy_hazard(s, b, me, addr, bytes, is_write, pc)) continue;
+    const auto ordered_after = [&](unsigned other, std::uint32_t other_sync, std::uint32_t other_clock) {
+      return warp_ordered(b, me, other, other_sync) || (barriers && barrier_ordered(t, other, other_clock));
+    };
     if (!is_write) {
-      if (s.writer && s.write_epoch == E && s.writer != me1 && !warp_ordered(b, me, s.writer - 1u, s.write_sync))
+      if (s.writer && s.write_epoch == E && s.writer != me1 && !ordered_after(s.writer - 1u, s.write_sync, s.write_clock))
         record_hazard(Hazard::raw, b, s.writer - 1u, s.write_pc, me, pc, addr, bytes);
       if (s.read_epoch != E) {
         s.read_epoch = E;
         s.reader = me1;
         s.read_pc = pc;
         s.read_sync = sync;
+        s.read_clock = clock;
         s.many_readers = false;
-      } else if (s.reader != me1) {
+      } else if (s.reader == me1) {
+        s.read_clock = clock;  // a later read of the same reader: a write must come after this one
+        if (barriers) s.read_sync = sync;
+      } else {
+        if (barriers) note_extra_reader(slot * (kArenaBytes / 4) + w, E, me, clock, sync);
         s.many_readers = true;
       }
     } else {
-      if (s.writer && s.write_epoch == E && s.writer != me1 && !warp_ordered(b, me, s.writer - 1u, s.write_sync))
+      if (s.writer && s.write_epoch == E && s.writer != me1 && !ordered_after(s.writer - 1u, s.write_sync, s.write_clock))
         record_hazard(Hazard::waw, b, s.writer - 1u, s.write_pc, me, pc, addr, bytes);
       if (s.read_epoch == E && s.reader && (s.reader != me1 || s.many_readers)) {
-        const unsigned other = s.reader != me1 ? s.reader - 1u : me;
-        if (other != me ? !warp_ordered(b, me, other, s.read_sync) : true)
-          record_hazard(Hazard::war, b, other, s.read_pc, me, pc, addr, bytes);
+        if (barriers) {
+          // Every reader of this interval but the writer must be ordered before the write.
+          long other = -1;
+          if (s.reader != me1 && !ordered_after(s.reader - 1u, s.read_sync, s.read_clock)) other = s.reader - 1u;
+          if (other < 0 && s.many_readers) {
+            auto it = extra_reads.find(slot * (kArenaBytes / 4) + w);
+            if (it == extra_reads.end() || it->second.epoch != E) {
+              other = s.reader != me1 ? s.reader - 1u : me;  // the readers were not kept: assume the worst
+            } else {
+              for (const ExtraReader& r : it->second.readers) {
+                if (r.thread != me && !ordered_after(r.thread, r.sync, r.clock)) {
+                  other = r.thread;
+                  break;
+                }
+              }
+            }
+          }
+          if (other >= 0) record_hazard(Hazard::war, b, unsigned(other), s.read_pc, me, pc, addr, bytes);
+        } else {
+          const unsigned other = s.reader != me1 ? s.reader - 1u : me;
+          if (other != me ? !warp_ordered(b, me, other, s.read_sync) : true)
+            record_hazard(Hazard::war, b, other, s.read_pc, me, pc, addr, bytes);
+        }
       }
       s.writer = me1;
       s.write_epoch = E;
       s.write_pc = pc;
       s.write_sync = sync;
+      s.write_clock = clock;
     }
   }
 }
@@ -204,10 +312,34 @@ void flush_banks(Block& b, unsigned warp) {
   }
 }
 
+// e.g. "racecheck: async-copy hazard in kernel `k`, block (0,0,0): thread (5,0,0) at k.cu:20: shared
+// `tile`[5] (byte 80) read before the asynchronous copy into it completed: wait with
+// __pipeline_wait_prior ...; the copy was issued by thread (5,0,0) at k.cu:17 (1 time)"
+void print_copy_hazard(const HazardReport& h) {
+  const bool bulk = h.kind == Hazard::bulk_copy;
+  const char* what = h.second_writes ? (bulk ? "written while the bulk copy into it was pending, before the barrier phase completed"
+                                             : "written while the asynchronous copy into it was pending")
+                                     : (bulk ? "read before the barrier phase completed"
+                                             : "read before the asynchronous copy into it completed");
+  const char* fix = bulk ? "wait on the cuda::barrier that the memcpy_async_tx completes on"
+                         : "wait with __pipeline_wait_prior (and __syncthreads() before other threads read it)";
+  std::fprintf(stderr,
+               "racecheck: %s hazard in kernel `%s`, block %s: thread %s at %s: shared %s%s[%zu] (byte %zu) %s: %s; "
+               "the copy was issued by thread %s at %s (%" PRIu64 " time%s)\n",
+               to_string(h.kind), h.kernel.c_str(), coords(h.block).c_str(), coords(h.second_thread).c_str(),
+               h.second_site.c_str(), h.variable.empty() ? "memory" : "`",
+               (h.variable.empty() ? std::string() : h.variable + "`").c_str(), h.index, h.byte_offset, what, fix,
+               coords(h.first_thread).c_str(), h.first_site.c_str(), h.occurrences, h.occurrences == 1 ? "" : "s");
+}
+
 void print_launch_reports(const Launch& L) {
   const Options& opt = options();
   if (opt.racecheck) {
     for (const HazardReport& h : launch_hazards) {
+      if (h.kind == Hazard::async_copy || h.kind == Hazard::bulk_copy) {
+        print_copy_hazard(h);
+        continue;
+      }
       std::fprintf(stderr,
                    "racecheck: %s hazard in kernel `%s`, block %s: thread %s at %s and thread %s at %s access shared "
                    "%s%s[%zu] (byte %zu) with no barrier between them (%" PRIu64 " time%s)\n",
@@ -250,6 +382,60 @@ void print_launch_reports(const Launch& L) {
 
 }  // namespace
 
+std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc) {
+  const char* addr = static_cast<const char*>(dst);
+  check_race(t, addr, bytes, true, pc);
+  if (++last_serial == 0) ++last_serial;
+  const std::uint32_t serial = last_serial;
+  pending_copies[serial] = PendingCopy{t->block, t->linear, pc, bulk};
+  std::size_t first, last;
+  WordShadow* shadow = shadow_words(addr, bytes, first, last);
+  for (std::size_t w = first; w <= last; ++w) shadow[w].async_serial = serial;
+  return serial;
+}
+
+void race_async_completed(std::uint32_t serial, const void* dst, std::size_t bytes, Thread* writer) {
+  auto it = pending_copies.find(serial);
+  if (it == pending_copies.end()) return;
+  const void* pc = it->second.pc;
+  pending_copies.erase(it);
+  std::size_t first, last;
+  WordShadow* shadow = shadow_words(static_cast<const char*>(dst), bytes, first, last);
+  for (std::size_t w = first; w <= last; ++w) {
+    WordShadow& s = shadow[w];
+    if (s.async_serial == serial) s.async_serial = 0;
+    // A bulk copy's bytes were written by the copy engine, before every thread that waited for the
+    // phase: no thread is their writer any more.
+    if (!writer && s.write_pc == pc) s.writer = 0;
+    if (writer) {
+      const Block& b = *writer->block;
+      s.writer = std::uint16_t(writer->linear + 1);
+      s.write_epoch = b.epoch;
+      s.write_pc = pc;
+      s.write_sync = b.warps[writer->warp].sync_epoch;
+      s.write_clock = writer->bclock;
+    }
+  }
+}
+
+void race_barrier_arrive(Thread* t, MBarrier& m) {
+  const std::size_t n = t->block->threads.size();
+  if (m.arrived_known.size() < n) m.arrived_known.resize(n, 0);
+  m.arrived_known[t->linear] = std::max(m.arrived_known[t->linear], t->bclock);
+  for (std::size_t j = 0; j < t->known.size(); ++j) m.arrived_known[j] = std::max(m.arrived_known[j], t->known[j]);
+  ++t->bclock;
+}
+
+void race_barrier_completed(MBarrier& m) {
+  m.completed_known.swap(m.arrived_known);
+  m.arrived_known.assign(m.completed_known.size(), 0);
+}
+
+void race_barrier_acquire(Thread* t, const MBarrier& m) {
+  if (t->known.size() < m.completed_known.size()) t->known.resize(m.completed_known.size(), 0);
+  for (std::size_t j = 0; j < m.completed_known.size(); ++j) t->known[j] = std::max(t->known[j], m.completed_known[j]);
+}
+
 void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc) {
   const Options& opt = options();
   if (opt.racecheck) check_race(t, static_cast<const char*>(addr), bytes, is_write, pc);
@@ -280,6 +466,9 @@ void diag_warp_synced(Block& b, unsigned warp) {
 }
 
 void diag_block_finished(Block& b) {
+  // Copies of this block that never completed (nobody waited): their bytes mark nothing any more.
+  for (auto it = pending_copies.begin(); it != pending_copies.end();)
+    it = it->second.block == &b ? pending_copies.erase(it) : std::next(it);
   if (!observe_shared) return;
   if (options().banks)
     for (unsigned w = 0; w < b.warps.size(); ++w) flush_banks(b, w);
@@ -292,6 +481,8 @@ void diag_launch_started(Launch& L) {
   hazard_index.clear();
   launch_hazards.clear();
   launch_banks.clear();
+  pending_copies.clear();
+  extra_reads.clear();
   launch_misuse_start = found.misuse.size();
   misuse_sites.clear();
 }
@@ -398,6 +589,8 @@ const char* to_string(Hazard h) {
   switch (h) {
     case Hazard::raw: return "read-after-write";
     case Hazard::war: return "write-after-read";
+    case Hazard::async_copy: return "async-copy";
+    case Hazard::bulk_copy: return "bulk-copy";
     default: return "write-after-write";
   }
 }

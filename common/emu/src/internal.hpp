@@ -4,8 +4,9 @@
 // in the dispatch order of the schedule policy, one at a time and only when every resident block is
 // waiting (so a plain kernel has one block in flight), up to `resident` slots; a block keeps its slot
 // until it ends. Inside a block the scheduler makes passes over the threads in the thread-order
-// policy; a thread runs until it reaches a barrier, a warp collective or a polling step, then its
-// fiber switches back to the scheduler. One pass over the threads is one barrier epoch.
+// policy; a thread runs until it reaches a barrier, a warp collective, a polling step or a wait for
+// a cuda::barrier phase, then its fiber switches back to the scheduler. One pass over the threads
+// is one barrier epoch.
 #pragma once
 #include <sys/mman.h>
 
@@ -31,7 +32,36 @@ struct BankAccess {
   std::uint32_t words;   // 4-byte words touched
 };
 
-enum class Wait : std::uint8_t { none, barrier, warp, activemask, exited };
+// phase: waiting on a cuda::barrier until the phase of its arrival token completes (async_copy.cpp).
+enum class Wait : std::uint8_t { none, barrier, warp, activemask, exited, phase };
+
+// One asynchronous copy into shared memory (__pipeline_memcpy_async, or the bulk copy of
+// cuda::device::memcpy_async_tx) from issue until it completes. Its bytes land at a point the
+// launch's seed decides, between issue and the wait that covers it (async_copy.cpp).
+struct AsyncCopy {
+  char* dst;
+  const char* src;
+  std::uint32_t bytes;      // into dst
+  std::uint32_t src_bytes;  // read from src; the rest of dst is zero-filled
+  std::uint32_t group;      // pipeline copies: the commit group (the thread's commits before it)
+  std::uint32_t serial;     // the race checker's id of its pending bytes (0: not tracked)
+  bool landed;
+};
+
+// A cuda::barrier<thread_scope_block> (an mbarrier on Hopper). The 8 bytes of the object in shared
+// memory hold a tag and the index of this record in its block's table, so the object keeps the
+// GPU's size and a barrier used before init() is told from one that was initialized.
+struct MBarrier {
+  const void* addr = nullptr;
+  std::uint32_t phase = 0;          // completed phases
+  std::int64_t expected = 0;        // arrivals each phase needs (arrive_and_drop lowers it)
+  std::int64_t pending = 0;         // arrivals still missing in the current phase
+  std::int64_t tx = 0;              // transaction bytes announced and not yet landed (may dip below 0)
+  std::vector<AsyncCopy> copies;    // bulk copies that complete on the current phase
+  // Race checker: what the arrivals of the current phase knew, and of the last completed phase
+  // (diagnostics.cpp, "ordering through cuda::barrier phases").
+  std::vector<std::uint32_t> arrived_known, completed_known;
+};
 
 // The fields that every barrier pass touches come first, in one cache line: a pass visits every
 // thread of the block, so keeping its per-thread footprint small keeps the emulator in cache.
@@ -77,6 +107,18 @@ struct alignas(64) Thread {
   // named when a plain load after it returns an old value (the flag load of a message-passing bug)
   const void* strong_load_pc = nullptr;
   std::vector<BankAccess> bank_log;
+  // Asynchronous copies (async_copy.cpp): this thread's __pipeline_memcpy_async copies not yet
+  // covered by a __pipeline_wait_prior, the groups it committed, and with wait == phase the
+  // cuda::barrier (index in the block's table) and the phase it waits for.
+  std::vector<AsyncCopy> pipeline;
+  std::uint32_t pipeline_groups = 0;
+  unsigned wait_mbarrier = 0;
+  std::uint32_t wait_phase = 0;
+  // Race checker, in blocks that use cuda::barrier: this thread's arrivals so far + 1, and for
+  // each thread of the block the clock up to which its accesses happened before this thread's
+  // current point through barrier phases (diagnostics.cpp).
+  std::uint32_t bclock = 1;
+  std::vector<std::uint32_t> known;
 
   Thread() = default;
   Thread(const Thread&) = delete;
@@ -141,6 +183,7 @@ struct Block {
   // value the block has read or written there).
   std::uint64_t view_refreshed = 0;
   std::unordered_map<std::uintptr_t, std::uint64_t> view_floor;  // by word (address >> 2)
+  std::vector<MBarrier> mbarriers;    // the block's initialized cuda::barrier objects
 };
 
 struct Launch {
@@ -245,6 +288,26 @@ void stale_refresh(Thread* t);           // a device-scope fence or acquire of t
 // value), `after` what they hold from now on.
 void stale_commit(const void* addr, std::size_t bytes, const unsigned char* before, const unsigned char* after,
                   const void* pc, std::uint64_t writer_block);
+
+// ---- asynchronous copies and cuda::barrier (async_copy.cpp) ----
+void async_launch_started(std::uint64_t seed);
+void async_thread_exited(Thread* t);     // its pending pipeline copies land (nobody waited for them)
+std::string describe_mbarrier_waits(const Block& b);  // for deadlock reports
+inline bool phase_completed(const Block& b, const Thread* t) {
+  return b.mbarriers[t->wait_mbarrier].phase != t->wait_phase;
+}
+// Race checker (diagnostics.cpp): the copy is t's write at its issue (at pc), and the bytes
+// [dst, dst+bytes) are pending from now on. Returns the copy's serial.
+std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc);
+// The copy completed: its bytes are no longer pending; `writer` (a pipeline copy's thread, at its
+// wait) becomes their last writer, so that other threads' reads need a barrier after that wait; a
+// bulk copy's (writer null) have none, its barrier phase having ordered them before every waiter.
+void race_async_completed(std::uint32_t serial, const void* dst, std::size_t bytes, Thread* writer);
+// Race checker: an arrival on m (what t knew so far goes with it), the completion of m's phase, and
+// a wait of t that saw the phase complete (t now knows what the phase's arrivals knew).
+void race_barrier_arrive(Thread* t, MBarrier& m);
+void race_barrier_completed(MBarrier& m);
+void race_barrier_acquire(Thread* t, const MBarrier& m);
 
 // ---- memory safety (memcheck.cpp) ----
 struct AllocationInfo {

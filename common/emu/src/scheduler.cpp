@@ -129,7 +129,7 @@ inline Thread* next_in_pass(Block& b) {
   while (b.pass_next != b.pass_end) {
     Thread* t = *b.pass_next++;
     if (t->wait == Wait::none) return t;
-    if (released(b, t)) {
+    if (released(b, t) || (t->wait == Wait::phase && phase_completed(b, t))) {
       t->wait = Wait::none;
       return t;
     }
@@ -310,6 +310,7 @@ void thread_exited(Thread* t) {
 void run_thread_body(Thread* t) {
   Launch& launch = *current_launch;
   launch.body(launch.context);
+  if (!t->pipeline.empty()) async_thread_exited(t);
   thread_exited(t);
   t->has_work = false;
   yield_to_scheduler();
@@ -349,6 +350,10 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
     t->spin_sticky = false;
     t->saw_news = false;
     t->poll_addr = t->poll_prev = nullptr;
+    t->pipeline.clear();  // a worker abandoned mid-kernel may have left copies behind
+    t->pipeline_groups = 0;
+    t->bclock = 1;
+    t->known.clear();
     b->threads[i] = t;
     b->warps[t->warp].live |= 1u << t->lane;
     b->order[i] = t;
@@ -419,6 +424,7 @@ std::string describe_waits(const Block& b) {
                   warp, w.arrived, first->mask, w.live);
     os << buf;
   }
+  os << describe_mbarrier_waits(b);
   for (const Thread* t : b.threads) {
     if (t->wait == Wait::none && t->spinning) {
       os << "      thread " << dim_string(t->builtins.thread_idx) << " polls " << describe_address(const_cast<const void*>(t->poll_addr))
@@ -464,8 +470,8 @@ Outcome run_block(Launch& L, Block& b, bool one_pass) {
     }
     if (!resumed) {
       record_failure(cudaErrorLaunchFailure,
-                     "threads of a block wait for each other forever (a barrier or warp collective that not "
-                     "every thread it waits for reaches):\n" + describe_waits(b));
+                     "deadlock inside a block: its threads wait for each other forever (a barrier, warp collective or "
+                     "cuda::barrier phase that not every thread it waits for reaches):\n" + describe_waits(b));
       return Outcome::aborted;
     }
     if (!progressed && store_epoch == epoch0) return Outcome::stalled;
@@ -762,6 +768,7 @@ void run_launch(Launch& L) {
   if (weak_memory) weak_launch_started(options().seed);
   memcheck = options().memcheck;
   if (memcheck) memcheck_launch_started();
+  async_launch_started(options().seed);
   install_fault_handler();
   observe_loads = observe_shared || weak_memory || memcheck;
   const dim3 g = L.config.grid;

@@ -9,7 +9,10 @@
 
 namespace scanlab_emu {
 
-enum class Hazard { raw, war, waw };
+// async_copy: a shared-memory access to bytes that a __pipeline_memcpy_async is still copying (its
+// thread has not waited for it); bulk_copy: the same for a memcpy_async_tx whose cuda::barrier
+// phase has not completed. Their first thread and site are the copy's.
+enum class Hazard { raw, war, waw, async_copy, bulk_copy };
 
 struct HazardReport {
   Hazard kind;
@@ -21,6 +24,7 @@ struct HazardReport {
   unsigned first_thread[3], second_thread[3];  // first = the earlier access in the emulator's order
   std::string first_site, second_site;          // file:line (or an address when no line is known)
   std::uint64_t occurrences;
+  bool second_writes = false;  // async_copy, bulk_copy: the access is a write (else a read)
 };
 
 // One shared-memory instruction of one kernel, at one barrier interval of its blocks
