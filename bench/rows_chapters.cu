@@ -203,6 +203,7 @@ void register_ch07(Registry& reg) {
 }  // namespace
 
 void register_application_rows(Registry& reg);  // rows_applications.cu: chapters 08-10
+void register_ch11_rows(Registry& reg);          // rows_ch11.cu
 
 void register_chapter_rows(Registry& reg) {
   register_ch00(reg);
@@ -214,6 +215,7 @@ void register_chapter_rows(Registry& reg) {
   register_ch06(reg);
   register_ch07(reg);
   register_application_rows(reg);
+  register_ch11_rows(reg);
 }
 
 }  // namespace scanlab::bench

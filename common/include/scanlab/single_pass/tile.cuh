@@ -105,6 +105,33 @@ __device__ __forceinline__ void load_full_tile(const T* tile, T (&items)[Shape::
 }
 // --8<-- [end:load_tile]
 
+// A full tile staged in shared memory (chapter 11: an asynchronous copy put it there, in the
+// array's own order). The same warp-striped reads as from global memory: each row of a warp is 32
+// neighbouring 16-byte vectors, 512 contiguous bytes, so a warp's read touches every bank once
+// (the fewest wavefronts a 16-byte read can take). Plain loads: the streaming hint is for global
+// memory.
+// --8<-- [start:load_staged_tile]
+template <class Shape, class T>
+__device__ __forceinline__ void load_staged_tile(const T* stage, T (&items)[Shape::ITEMS]) {
+  const int warp = scanlab::warp_id();
+  const int lane = scanlab::lane_id();
+  if constexpr (Shape::VECTORIZABLE) {
+    const uint4* vectors = reinterpret_cast<const uint4*>(stage + Shape::offset(warp, lane, 0, 0));
+#pragma unroll
+    for (int r = 0; r < Shape::ROWS; ++r) {
+      const uint4 word = vectors[r * 32];
+      memcpy(&items[r * Shape::VEC], &word, 16);
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < Shape::ROWS; ++r) {
+#pragma unroll
+      for (int k = 0; k < Shape::VEC; ++k) items[r * Shape::VEC + k] = stage[Shape::offset(warp, lane, r, k)];
+    }
+  }
+}
+// --8<-- [end:load_staged_tile]
+
 // The last tile: elements at tile offsets >= valid are `fill` (the identity: they change no prefix).
 template <class Shape, class T>
 __device__ __forceinline__ void load_partial_tile(const T* tile, T (&items)[Shape::ITEMS], int valid, T fill) {

@@ -1,0 +1,91 @@
+// Chapter 11's grading runner: the student's staging (stage_tile and read_staged_chunk inside the
+// given kernel), run on the inputs the checker (11_async_copy_scan.cu) sends. It decides nothing;
+// see scanlab/grading/runner.hpp.
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <scanlab/device_buffer.hpp>
+#include <scanlab/grading/runner.hpp>
+#include <scanlab/verify.hpp>
+
+#include "async_copy_scan_dispatch.cuh"
+
+using namespace scanlab::grading;
+
+namespace {
+
+// The monoids the checker uses: the explicit instantiations of the student's templates.
+template <class F>
+void with_chapter_monoid(const Call& call, F&& fn) {
+  with_monoid<Plus<std::int32_t>, Max<std::int32_t>, AffineCompose<std::uint32_t>, Plus<float>,
+              Plus<std::int64_t>>(call, fn);
+}
+
+// The tile shapes the checker asks for by parameters block_threads x items x chunks: two warps x
+// 4 in 2 chunks (many tiles on the emulator), the same in 1 chunk, one warp x 4 in 3 chunks, and
+// the chapter's default.
+template <class F>
+void with_policy(const Call& call, F&& fn) {
+  const int threads = call.param<int>("block_threads");
+  const int items = call.param<int>("items");
+  const int chunks = call.param<int>("chunks");
+  if (threads == 64 && items == 4 && chunks == 2) fn(ch11::Policy<64, 4, 2>{});
+  else if (threads == 64 && items == 4 && chunks == 1) fn(ch11::Policy<64, 4, 1>{});
+  else if (threads == 32 && items == 4 && chunks == 3) fn(ch11::Policy<32, 4, 3>{});
+  else if (threads == 128 && items == 16 && chunks == 4) fn(ch11::DefaultPolicy{});
+  else {
+    throw std::runtime_error("this runner has no tile of " + std::to_string(threads) + " x " + std::to_string(items) +
+                             " x " + std::to_string(chunks) + " chunks");
+  }
+}
+
+}  // namespace
+
+// One scan of the input into a poisoned output. Parameters: kind; block_threads, items and chunks
+// (the tile); in_place; offset (elements into the buffers, for unaligned pointers); n (the length
+// the scan is told, default the input's length).
+SCANLAB_GRADE_ENTRY(async_copy_scan) {
+  with_chapter_monoid(call, [&](auto op) {
+    using T = typename decltype(op)::value_type;
+    with_policy(call, [&](auto policy) {
+      using P = decltype(policy);
+      const std::vector<T> in = call.input<T>(0);
+      const std::size_t n = call.length(in.size());
+      const ScanKind kind = call.kind();
+      call.info()["tile_items"] = ch11::AsyncCopyScan<T, P>::kTileItems;  // for the checker's messages
+      call.output(run_on_device(in, [&](T* d_in, T* d_out) {
+        ch11::AsyncCopyScan<T, P> scan(n);
+        if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op);
+        else scan.exclusive(d_in, d_out, n, op);
+      }, call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
+    });
+  });
+}
+
+// The same scan object (its state made once) scans the input `rounds` times, each time into a
+// freshly poisoned output; one output per round. Parameters as async_copy_scan, and rounds.
+SCANLAB_GRADE_ENTRY(async_copy_scan_reused) {
+  with_chapter_monoid(call, [&](auto op) {
+    using T = typename decltype(op)::value_type;
+    with_policy(call, [&](auto policy) {
+      using P = decltype(policy);
+      const std::vector<T> in = call.input<T>(0);
+      const ScanKind kind = call.kind();
+      const int rounds = call.param<int>("rounds");
+      call.info()["tile_items"] = ch11::AsyncCopyScan<T, P>::kTileItems;
+      ch11::AsyncCopyScan<T, P> scan(in.size());
+      scanlab::DeviceBuffer<T> d_in(in.size()), d_out(in.size());
+      d_in.upload(in);
+      for (int round = 0; round < rounds; ++round) {
+        d_out.fill_poison();
+        if (kind == ScanKind::inclusive) scan.inclusive(d_in.data(), d_out.data(), in.size(), op);
+        else scan.exclusive(d_in.data(), d_out.data(), in.size(), op);
+        SCANLAB_CHECK_SYNC();
+        call.output(d_out.download());
+      }
+    });
+  });
+}
