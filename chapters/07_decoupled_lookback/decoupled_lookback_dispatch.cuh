@@ -20,6 +20,7 @@
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/nvtx.hpp>
 #include <scanlab/occupancy.hpp>
+#include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/policy.cuh>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
@@ -102,7 +103,7 @@ class DecoupledLookbackScan {
   using Desc = TileDescriptors<T, kDescriptors>;
   static constexpr std::size_t kTileItems = Shape::TILE_ITEMS;
 
-  explicit DecoupledLookbackScan(std::size_t max_n) : max_tiles_(tiles_for(max_n)), storage_(bytes_for(max_tiles_)) {}
+  explicit DecoupledLookbackScan(std::size_t max_n) : storage_(tiles_for(max_n)) {}
 
   static std::size_t tiles_for(std::size_t n) { return (n + kTileItems - 1) / kTileItems; }
 
@@ -121,7 +122,7 @@ class DecoupledLookbackScan {
   // left at A still gives right results, but every later look-back walks past it, down to tile 0 at
   // worst. For tests and diagnosis only: no scan reads this back.
   std::vector<Status> tile_statuses(std::size_t n) {
-    const std::size_t tiles = std::min(tiles_for(n), max_tiles_);
+    const std::size_t tiles = std::min(tiles_for(n), storage_.max_tiles());
     const Desc d = view({});
     std::vector<Status> statuses(tiles, kInvalid);
     if constexpr (kDescriptors == Descriptors::fused) {
@@ -137,28 +138,9 @@ class DecoupledLookbackScan {
   }
 
  private:
-  static constexpr std::size_t kHeader = 16;  // the ticket, padded
-  static constexpr std::size_t status_bytes(std::size_t tiles) {
-    return kDescriptors == Descriptors::fused ? tiles * 8 : tiles * 4;
-  }
-  static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
-  static std::size_t bytes_for(std::size_t tiles) {
-    std::size_t b = align16(kHeader + status_bytes(tiles));
-    if (kDescriptors == Descriptors::fenced) b += 2 * align16(tiles * sizeof(T));
-    return b;
-  }
-
+  // The descriptors' device view, with the tracing probe of this launch.
   Desc view(const LookbackProbe& probe) {
-    unsigned char* base = storage_.data();
-    Desc d{};
-    if constexpr (kDescriptors == Descriptors::fused) {
-      d.words = reinterpret_cast<unsigned long long*>(base + kHeader);
-    } else {
-      const std::size_t values = align16(kHeader + status_bytes(max_tiles_));
-      d.flags = reinterpret_cast<unsigned*>(base + kHeader);
-      d.aggregates = reinterpret_cast<T*>(base + values);
-      d.inclusives = reinterpret_cast<T*>(base + values + align16(max_tiles_ * sizeof(T)));
-    }
+    Desc d = storage_.view();
     d.probe = probe;
     return d;
   }
@@ -167,14 +149,14 @@ class DecoupledLookbackScan {
   void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
     if (n == 0) return;
     const std::size_t tiles = tiles_for(n);
-    if (tiles > max_tiles_) {
+    if (tiles > storage_.max_tiles()) {
       throw std::invalid_argument("ch07::DecoupledLookbackScan: n = " + std::to_string(n) +
                                   " is more than this scan object was made for");
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch07::DecoupledLookbackScan: more than 2^31 - 1 tiles");
     SCANLAB_NVTX_RANGE("ch07::decoupled_lookback_scan");
-    SCANLAB_CUDA_CHECK(cudaMemsetAsync(storage_.data(), 0, kHeader + status_bytes(tiles), s));
-    unsigned* ticket = reinterpret_cast<unsigned*>(storage_.data());
+    storage_.reset(tiles, s);
+    unsigned* ticket = storage_.ticket();
     const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
     // The one-wave rule; the occupancy is asked once per kernel instantiation and process (mixed
     // GPU models in one process would only make this timing choice less exact).
@@ -188,8 +170,7 @@ class DecoupledLookbackScan {
     SCANLAB_CHECK_LAUNCH();
   }
 
-  std::size_t max_tiles_;
-  scanlab::DeviceBuffer<unsigned char> storage_;
+  single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;
 };
 
 // One-shot forms: allocate the descriptors, scan, wait, free. Device pointers.

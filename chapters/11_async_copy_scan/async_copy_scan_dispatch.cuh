@@ -25,6 +25,7 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/lookback.cuh>
 #include <scanlab/single_pass/policy.cuh>
 #include <scanlab/single_pass/polls.cuh>
@@ -148,9 +149,9 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
 // Host side
 // ---------------------------------------------------------------------------------------------
 
-// The descriptors and the ticket of scans of up to max_n elements on the current device, reusable
-// (not concurrently). One allocation: [ticket | status words, or flags | aggregates | inclusive
-// prefixes], and one cudaMemsetAsync of the ticket and the status part before each launch.
+// The descriptors and the ticket of scans of up to max_n elements on the current device (one
+// allocation, reset by one cudaMemsetAsync before each launch: single_pass::DescriptorStorage),
+// reusable (not concurrently).
 template <class T, class P = DefaultPolicy>
 class AsyncCopyScan {
  public:
@@ -161,7 +162,7 @@ class AsyncCopyScan {
   static constexpr single_pass::Descriptors kDescriptors = single_pass::resolve_descriptors<T>(single_pass::Descriptors::automatic);
   using Desc = single_pass::TileDescriptors<T, kDescriptors>;
 
-  explicit AsyncCopyScan(std::size_t max_n) : max_tiles_(tiles_for(max_n)), storage_(bytes_for(max_tiles_)) {}
+  explicit AsyncCopyScan(std::size_t max_n) : storage_(tiles_for(max_n)) {}
 
   static std::size_t tiles_for(std::size_t n) { return (n + kTileItems - 1) / kTileItems; }
 
@@ -176,30 +177,6 @@ class AsyncCopyScan {
   }
 
  private:
-  static constexpr std::size_t kHeader = 16;  // the ticket, padded
-  static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
-  static std::size_t status_bytes(std::size_t tiles) {
-    return kDescriptors == single_pass::Descriptors::fused ? tiles * 8 : tiles * 4;
-  }
-  static std::size_t bytes_for(std::size_t tiles) {
-    std::size_t b = align16(kHeader + status_bytes(tiles));
-    if (kDescriptors == single_pass::Descriptors::fenced) b += 2 * align16(tiles * sizeof(T));
-    return b;
-  }
-  Desc view() {
-    unsigned char* base = storage_.data();
-    Desc d{};
-    if constexpr (kDescriptors == single_pass::Descriptors::fused) {
-      d.words = reinterpret_cast<unsigned long long*>(base + kHeader);
-    } else {
-      const std::size_t values = align16(kHeader + status_bytes(max_tiles_));
-      d.flags = reinterpret_cast<unsigned*>(base + kHeader);
-      d.aggregates = reinterpret_cast<T*>(base + values);
-      d.inclusives = reinterpret_cast<T*>(base + values + align16(max_tiles_ * sizeof(T)));
-    }
-    return d;
-  }
-
   template <bool INCLUSIVE, class Op>
   static auto kernel() {
     return async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>;
@@ -226,23 +203,22 @@ class AsyncCopyScan {
   void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s) {
     if (n == 0) return;
     const std::size_t tiles = tiles_for(n);
-    if (tiles > max_tiles_) {
+    if (tiles > storage_.max_tiles()) {
       throw std::invalid_argument("ch11::AsyncCopyScan: n = " + std::to_string(n) + " is more than this scan object was made for");
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch11::AsyncCopyScan: more than 2^31 - 1 tiles");
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan");
     const std::size_t resident = resident_blocks<INCLUSIVE, Op>();
-    SCANLAB_CUDA_CHECK(cudaMemsetAsync(storage_.data(), 0, kHeader + status_bytes(tiles), s));
+    storage_.reset(tiles, s);
     const bool staged = single_pass::aligned16(in) && single_pass::aligned16(out);
     const single_pass::PollSchedule polls = single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident);
     async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>
         <<<static_cast<unsigned>(tiles), Chunk::BLOCK_THREADS, kStageBytes, s>>>(
-        in, out, n, view(), reinterpret_cast<unsigned*>(storage_.data()), staged, polls, op);
+        in, out, n, storage_.view(), storage_.ticket(), staged, polls, op);
     SCANLAB_CHECK_LAUNCH();
   }
 
-  std::size_t max_tiles_;
-  scanlab::DeviceBuffer<unsigned char> storage_;
+  single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;
 };
 
 }  // namespace ch11

@@ -25,6 +25,7 @@
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/lookback.cuh>
 #include <scanlab/single_pass/policy.cuh>
 #include <scanlab/single_pass/polls.cuh>
@@ -125,9 +126,9 @@ __global__ void add_offset_kernel(T* data, std::size_t n, T offset, Op op) {
 // ---------------------------------------------------------------------------------------------
 
 // The descriptors and the ticket for scans of up to max_n elements on the current device; reusable
-// (not concurrently). As chapter 07's DecoupledLookbackScan: one allocation, [ticket | status words
-// or flags | aggregates | inclusive prefixes], one cudaMemsetAsync of the ticket and the status
-// part before each launch; plus room for the slice's total, after the ticket.
+// (not concurrently). As chapter 07's DecoupledLookbackScan (single_pass::DescriptorStorage: one
+// allocation, reset by one cudaMemsetAsync before each launch), plus room in its header for the
+// slice's total, after the ticket.
 template <class T, class P = DefaultPolicy>
 class SeededScan {
  public:
@@ -136,7 +137,7 @@ class SeededScan {
   using Desc = single_pass::TileDescriptors<T, kDescriptors>;
   static constexpr std::size_t kTileItems = Shape::TILE_ITEMS;
 
-  explicit SeededScan(std::size_t max_n) : max_tiles_(tiles_for(max_n)), storage_(bytes_for(max_tiles_)) {}
+  explicit SeededScan(std::size_t max_n) : storage_(tiles_for(max_n), kHeader) {}
 
   static std::size_t tiles_for(std::size_t n) { return (n + kTileItems - 1) / kTileItems; }
 
@@ -157,35 +158,11 @@ class SeededScan {
   }
 
   // A device element the scans can put a total in (part of this object's storage).
-  T* total_slot() { return reinterpret_cast<T*>(storage_.data() + kTotalAt); }
+  T* total_slot() { return reinterpret_cast<T*>(storage_.header() + kTotalAt); }
 
  private:
   static constexpr std::size_t kTotalAt = 16;  // the ticket, padded, then the total, padded
   static constexpr std::size_t kHeader = kTotalAt + (sizeof(T) + 15) / 16 * 16;
-  static constexpr std::size_t status_bytes(std::size_t tiles) {
-    return kDescriptors == single_pass::Descriptors::fused ? tiles * 8 : tiles * 4;
-  }
-  static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
-  static std::size_t bytes_for(std::size_t tiles) {
-    std::size_t b = align16(kHeader + status_bytes(tiles));
-    if (kDescriptors == single_pass::Descriptors::fenced) b += 2 * align16(tiles * sizeof(T));
-    return b;
-  }
-
-  Desc view() {
-    unsigned char* base = storage_.data();
-    Desc d{};
-    if constexpr (kDescriptors == single_pass::Descriptors::fused) {
-      d.words = reinterpret_cast<unsigned long long*>(base + kHeader);
-    } else {
-      const std::size_t values = align16(kHeader + status_bytes(max_tiles_));
-      d.flags = reinterpret_cast<unsigned*>(base + kHeader);
-      d.aggregates = reinterpret_cast<T*>(base + values);
-      d.inclusives = reinterpret_cast<T*>(base + values + align16(max_tiles_ * sizeof(T)));
-    }
-    return d;
-  }
-
   template <TileWork WORK, class Op>
   using Kernel = void (*)(const T*, T*, std::size_t, T, T*, Desc, unsigned*, bool, single_pass::PollSchedule, Op);
 
@@ -203,18 +180,17 @@ class SeededScan {
       return;
     }
     const std::size_t tiles = tiles_for(n);
-    if (tiles > max_tiles_) {
+    if (tiles > storage_.max_tiles()) {
       throw std::invalid_argument("ch12::SeededScan: n = " + std::to_string(n) +
                                   " is more than this scan object was made for");
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch12::SeededScan: more than 2^31 - 1 tiles");
-    SCANLAB_CUDA_CHECK(cudaMemsetAsync(storage_.data(), 0, kHeader + status_bytes(tiles), s));
-    unsigned* ticket = reinterpret_cast<unsigned*>(storage_.data());
+    storage_.reset(tiles, s);
     const bool vectorized = single_pass::aligned16(in) && (out == nullptr || single_pass::aligned16(out));
     const single_pass::PollSchedule polls =
         single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, blocks_per_sm<WORK, Op>() * sms_);
     seeded_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, WORK, T, Desc, Op>
-        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, seed, total, view(), ticket,
+        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, seed, total, storage_.view(), storage_.ticket(),
                                                                        vectorized, polls, op);
     SCANLAB_CHECK_LAUNCH();
   }
@@ -237,9 +213,8 @@ class SeededScan {
     return blocks;
   }
 
-  std::size_t max_tiles_;
+  single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;
   std::size_t sms_ = device_sms();
-  scanlab::DeviceBuffer<unsigned char> storage_;
 };
 
 // ---------------------------------------------------------------------------------------------

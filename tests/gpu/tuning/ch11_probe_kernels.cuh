@@ -27,27 +27,8 @@ namespace ch11 {
 namespace single_pass = scanlab::single_pass;
 using Barrier = cuda::barrier<cuda::thread_scope_block>;
 
-// A staged full tile, read from shared memory in the warp-striped arrangement of the tile library:
-// each row of a warp is 32 neighbouring 16-byte vectors, so a warp's read touches every bank once.
-template <class Shape, class T>
-__device__ __forceinline__ void load_staged_tile(const T* stage, T (&items)[Shape::ITEMS]) {
-  const int warp = scanlab::warp_id();
-  const int lane = scanlab::lane_id();
-  if constexpr (Shape::VECTORIZABLE) {
-    const uint4* vectors = reinterpret_cast<const uint4*>(stage + Shape::offset(warp, lane, 0, 0));
-#pragma unroll
-    for (int r = 0; r < Shape::ROWS; ++r) {
-      const uint4 word = vectors[r * 32];
-      memcpy(&items[r * Shape::VEC], &word, 16);
-    }
-  } else {
-#pragma unroll
-    for (int r = 0; r < Shape::ROWS; ++r) {
-#pragma unroll
-      for (int k = 0; k < Shape::VEC; ++k) items[r * Shape::VEC + k] = stage[Shape::offset(warp, lane, r, k)];
-    }
-  }
-}
+// A staged full tile: the tile library's warp-striped read from shared memory.
+using single_pass::load_staged_tile;
 
 template <class Shape, int STAGES, int MIN_BLOCKS, bool INCLUSIVE, class T, class Desc, class Op>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS + 32, MIN_BLOCKS)
