@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 #include "cuda_runtime.h"
 
@@ -141,6 +142,9 @@ struct Block {
   // value the block has read or written there).
   std::uint64_t view_refreshed = 0;
   std::unordered_map<std::uintptr_t, std::uint64_t> view_floor;  // by word (address >> 2)
+  // The distinct global addresses its threads have read with polling loads (volatile or atomic):
+  // how far a look-back reached (Diagnostics::polls).
+  std::unordered_set<std::uintptr_t> polled;
 };
 
 struct Launch {
@@ -204,7 +208,7 @@ void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write
 void diag_block_started(Block& b);
 void diag_barrier_released(Block& b);
 void diag_warp_synced(Block& b, unsigned warp);
-void diag_block_finished(Block& b);
+void diag_block_finished(Block& b);      // also records how many addresses the block polled
 void diag_launch_started(Launch& L);
 void diag_launch_finished(Launch& L);
 void report_misuse(const std::string& message);
