@@ -8,7 +8,10 @@
 // cases use small tiles of two warps (64 threads x 4 items = 256 elements), so that many tiles take
 // part on the emulator and a block total taken from one warp only is caught. After a scan every
 // tile must have published its inclusive prefix (P): a tile left at A gives right results, but
-// every later look-back walks past it, so the scan becomes quadratic in the number of tiles.
+// every later look-back walks past it, so the scan becomes quadratic in the number of tiles. On the
+// emulator, which counts the descriptor words each block reads, the mean look-back over 2000 tiles
+// must stay within a few warp windows: a look-back that walks past every P down to tile 0 (right
+// results, every tile at P) reads half the tiles.
 //
 // On the emulator the protocol is also checked where a GPU hides it: under every block dispatch
 // order and number of resident blocks (the ticket), under the weak memory model with several seeds
@@ -108,6 +111,34 @@ bool check_every_tile_at_p(const std::vector<std::uint32_t>& statuses, std::size
     }
   }
   return true;
+}
+
+// How far look-backs reach, on the emulator: the runner reports, for the scan's launch, the mean
+// and the most distinct descriptor words a block read with polling (volatile or atomic) loads. A
+// look-back that stops at the nearest P reads a few predecessors (serial) or one window of 32
+// (warp), even while other tiles are in flight; one that walks past P's down to tile 0 reads half
+// the tiles on average. The bound: four windows of 32 predecessors, in words (a fused descriptor is
+// one word, a fenced one two: the flag and the value). The reference look-backs read about one
+// window under the block orders checked here (warp: 31.5 predecessors; serial: 1 to 2), and 77
+// predecessors on average even with every one of 1000 tiles in flight at once (0.6 of the bound); a
+// walk down to tile 0 reads 1000 on 2000 tiles (7.8 times the bound).
+constexpr double kMaxMeanLookbackPredecessors = 128;
+
+bool check_lookback_depth(const Reply& r, Policy p, std::size_t tiles) {
+  const json& reads = r.info.contains("lookback_reads") ? r.info["lookback_reads"] : json::object();
+  if (!reads.value("records", false)) return true;  // a GPU counts nothing
+  const double words_per_descriptor = std::string(p.descriptors) == "fenced" ? 2 : 1;
+  const double bound = kMaxMeanLookbackPredecessors * words_per_descriptor;
+  const double mean = reads.value("mean", 0.0);
+  CHECK_MESSAGE(mean <= bound,
+                "over " << tiles << " tiles, a tile's look-back read " << mean
+                        << " descriptor words on average (the most: " << reads.value("max", 0LL) << "), more than "
+                        << bound << " (" << kMaxMeanLookbackPredecessors << " predecessors, four warp windows, "
+                        << (words_per_descriptor == 2 ? "of two words each: flag and value" : "of one word each")
+                        << "): a look-back must stop at the nearest inclusive prefix (P), which already holds "
+                           "everything before it. One that walks past P's down to tile 0 gives right results, but "
+                           "reads half the tiles on average: the scan becomes quadratic in the number of tiles");
+  return mean <= bound;
 }
 
 }  // namespace
@@ -248,6 +279,23 @@ TEST_CASE("every tile publishes its inclusive prefix (P), so that look-backs sta
                           .input(in).send();
       ok = check_scan(in, output<I>(r, 0), ScanKind::exclusive, Plus<I>{}) &&
            check_every_tile_at_p(output<std::uint32_t>(r, 1), tiles);
+    }
+  });
+  // On the emulator, 2000 tiles of one warp: how deep the look-backs went (see
+  // check_lookback_depth), for each step of the book.
+  if (!ok || !on_emulator()) return;
+  const std::size_t many_tiles = 2000;
+  for_each_block_order([&] {
+    for (const Policy p : {kTinyFencedSerial, kTinyFusedSerial, kTinyFencedWarp, kTinyFusedWarp}) {
+      if (!ok) return;
+      INFO(std::string(p.lookback) << " look-back, " << std::string(p.descriptors) << " descriptors, "
+                                   << many_tiles << " tiles");
+      const std::size_t tile = static_cast<std::size_t>(p.block_threads) * p.items;
+      const std::vector<I> in = random_ints(many_tiles * tile - 5, ++stream);
+      const Reply r = Request("decoupled_lookback_scan").monoid(Plus<I>{}).params(scan_params(ScanKind::exclusive, p))
+                          .input(in).send();
+      ok = check_scan(in, output<I>(r, 0), ScanKind::exclusive, Plus<I>{}) &&
+           check_every_tile_at_p(output<std::uint32_t>(r, 1), many_tiles) && check_lookback_depth(r, p, many_tiles);
     }
   });
 }
