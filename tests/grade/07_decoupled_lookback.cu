@@ -108,32 +108,14 @@ bool check_every_tile_at_p(const std::vector<std::uint32_t>& statuses, std::size
   return true;
 }
 
-// How far look-backs reach, on the emulator: the runner reports, for the scan's launch, the mean
-// and the most distinct descriptor words a block read with polling (volatile or atomic) loads. A
-// look-back that stops at the nearest P reads a few predecessors (serial) or one window of 32
-// (warp), even while other tiles are in flight; one that walks past P's down to tile 0 reads half
-// the tiles on average. The bound: four windows of 32 predecessors, in words (a fused descriptor is
-// one word, a fenced one two: the flag and the value). The reference look-backs read about one
-// window under the block orders checked here (warp: 31.5 predecessors; serial: 1 to 2), and 77
-// predecessors on average even with every one of 1000 tiles in flight at once (0.6 of the bound); a
-// walk down to tile 0 reads 1000 on 2000 tiles (7.8 times the bound).
-constexpr double kMaxMeanLookbackPredecessors = 128;
-
+// How far look-backs reach, on the emulator (scanlab/grading/checker.hpp, check_lookback_depth):
+// a fused descriptor is one word, a fenced one two (flag and value). The reference on 1000 tiles
+// of one warp, mean words per block: serial 1 to 4, warp 31.5 (fused) and 63 (fenced) under the
+// block orders checked here; with every tile in flight at once, 24 and 33 (serial), 77 and 154
+// (warp), 0.6 of the bound. A walk down to tile 0 reads 1000 descriptors on 2000 tiles (7.8 times
+// the bound).
 bool check_lookback_depth(const Reply& r, Policy p, std::size_t tiles) {
-  const json& reads = r.info.contains("lookback_reads") ? r.info["lookback_reads"] : json::object();
-  if (!reads.value("records", false)) return true;  // a GPU counts nothing
-  const double words_per_descriptor = std::string(p.descriptors) == "fenced" ? 2 : 1;
-  const double bound = kMaxMeanLookbackPredecessors * words_per_descriptor;
-  const double mean = reads.value("mean", 0.0);
-  CHECK_MESSAGE(mean <= bound,
-                "over " << tiles << " tiles, a tile's look-back read " << mean
-                        << " descriptor words on average (the most: " << reads.value("max", 0LL) << "), more than "
-                        << bound << " (" << kMaxMeanLookbackPredecessors << " predecessors, four warp windows, "
-                        << (words_per_descriptor == 2 ? "of two words each: flag and value" : "of one word each")
-                        << "): a look-back must stop at the nearest inclusive prefix (P), which already holds "
-                           "everything before it. One that walks past P's down to tile 0 gives right results, but "
-                           "reads half the tiles on average: the scan becomes quadratic in the number of tiles");
-  return mean <= bound;
+  return scanlab::grading::check_lookback_depth(r, tiles, std::string(p.descriptors) == "fenced" ? 2 : 1);
 }
 
 }  // namespace

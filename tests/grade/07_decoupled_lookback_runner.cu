@@ -11,10 +11,6 @@
 #include <scanlab/grading/runner.hpp>
 #include <scanlab/verify.hpp>
 
-#if defined(SCANLAB_EMU)
-#include <scanlab_emu/diagnostics.hpp>
-#endif
-
 #include "decoupled_lookback_dispatch.cuh"
 
 using namespace scanlab::grading;
@@ -80,32 +76,14 @@ std::vector<std::uint32_t> as_words(const std::vector<ch07::Status>& statuses) {
   return std::vector<std::uint32_t>(statuses.begin(), statuses.end());
 }
 
-// On the emulator, how far the scan's blocks looked back: the launch of the call with the most
-// blocks (the scan), its blocks' distinct descriptor words read with polling (volatile or atomic)
-// loads, as {records: true, blocks, mean, max}. A GPU has no such count: {records: false}.
-json lookback_reads() {
-#if defined(SCANLAB_EMU)
-  const scanlab_emu::PollRecord* scan = nullptr;
-  for (const scanlab_emu::PollRecord& r : scanlab_emu::diagnostics().polls) {
-    if (!scan || r.blocks >= scan->blocks) scan = &r;
-  }
-  if (!scan || scan->blocks == 0) return {{"records", true}, {"blocks", 0}, {"mean", 0.0}, {"max", 0}};
-  return {{"records", true},
-          {"blocks", scan->blocks},
-          {"mean", static_cast<double>(scan->addresses) / static_cast<double>(scan->blocks)},
-          {"max", scan->max_addresses}};
-#else
-  return {{"records", false}};
-#endif
-}
-
 }  // namespace
 
 // One decoupled look-back scan of the input into a poisoned output. Parameters: kind; the policy
 // (see with_policy_and_monoid); in_place; offset (elements into the buffers, for unaligned
 // pointers); order ("ticket" or "block_index"); n (the length the scan is told, default the
 // input's length). Output 0: the scan. Output 1: each tile's status after the scan (u32: 0 X,
-// 1 A, 2 P), read back from the descriptors. Info lookback_reads: see lookback_reads().
+// 1 A, 2 P), read back from the descriptors. Info lookback_reads: how far the look-backs reached
+// (lookback_reads_info in scanlab/grading/runner.hpp).
 SCANLAB_GRADE_ENTRY(decoupled_lookback_scan) {
   with_policy_and_monoid(call, [&](auto policy, auto op) {
     using P = decltype(policy);
@@ -122,7 +100,7 @@ SCANLAB_GRADE_ENTRY(decoupled_lookback_scan) {
       else scan.exclusive(d_in, d_out, n, op, 0, options);
     }, call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     call.output(as_words(scan.tile_statuses(n)));
-    call.info()["lookback_reads"] = lookback_reads();
+    call.info()["lookback_reads"] = lookback_reads_info();
   });
 }
 
