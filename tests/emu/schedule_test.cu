@@ -3,7 +3,8 @@
 // (in-order, reverse, random with a seed) seen through an atomic ticket, resident-slot limits that
 // turn a wait on a not-yet-resident block into a reported deadlock (cudaErrorLaunchTimeout) while
 // ticket-ordered waiting passes, and thread orders (forward, reverse, random) that change the order
-// threads run between barriers but never a correctly synchronized result.
+// threads run between barriers but never a correctly synchronized result; and the count of distinct
+// addresses each block polls (how far a look-back reaches).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 #include "scanlab/cuda_check.hpp"
 #include "scanlab/device_buffer.hpp"
 #include "scanlab/testing.hpp"
+
+#include <scanlab_emu/diagnostics.hpp>
 
 #ifndef SCANLAB_EMU
 #error "schedule_test pokes the emulator's options: build it for the emulator only"
@@ -322,4 +325,64 @@ TEST_CASE("thread orders: forward, reverse and random change who runs first, not
     CHECK_SAME(x.first, y.first);  // the seed replays it
     CHECK_SAME(x.second, y.second);
   }
+}
+
+// ---- Polled addresses ---------------------------------------------------------------------------
+
+namespace {
+
+// Block b reads flags[0..b-1] with volatile loads, each twice; its plain loads and its volatile
+// reads of shared memory are no polls of global memory.
+__global__ void read_flags_below(const volatile int* flags, const int* data, int* out) {
+  __shared__ volatile int local[1];
+  const unsigned b = blockIdx.x;
+  if (threadIdx.x == 0) {
+    local[0] = 1;
+    int sum = local[0] + data[b];
+    for (unsigned i = 0; i < b; ++i) sum += flags[i] + flags[i];
+    out[b] = sum;
+  }
+}
+
+// The record of the last launch that polled global memory (fails the test when there is none).
+scanlab_emu::PollRecord last_poll_record() {
+  const auto& polls = scanlab_emu::diagnostics().polls;
+  REQUIRE(!polls.empty());
+  return polls.back();
+}
+
+}  // namespace
+
+TEST_CASE("polled addresses: per block, the distinct global addresses read with volatile or atomic loads") {
+  OptionsGuard guard;
+  const unsigned blocks = 20;
+  scanlab::DeviceBuffer<int> flags(blocks), data(blocks), out(blocks);
+  SCANLAB_CUDA_CHECK(cudaMemset(flags.data(), 0, flags.bytes()));
+  SCANLAB_CUDA_CHECK(cudaMemset(data.data(), 0, data.bytes()));
+  scanlab_emu::reset_diagnostics();
+  read_flags_below<<<blocks, 32>>>(flags.data(), data.data(), out.data());
+  SCANLAB_CHECK_SYNC();
+  scanlab_emu::PollRecord r = last_poll_record();
+  CHECK(r.kernel.find("read_flags_below") != std::string::npos);
+  CHECK(r.blocks == blocks);
+  CHECK(r.addresses == blocks * (blocks - 1) / 2);  // block b: b flags, whatever it read twice
+  CHECK(r.max_addresses == blocks - 1);
+
+  // A wait that spins on one address counts it once: blocks that take turns make each wait for
+  // the block before it (ticket_chain), polling done[k - 1] again and again.
+  auto& opt = scanlab_emu::options();
+  opt.resident = 5;
+  opt.interleave = true;
+  const unsigned chained = 40, threads = 64;
+  scanlab::DeviceBuffer<unsigned> ticket(1);
+  scanlab::DeviceBuffer<int> done(chained), chain_out(std::size_t(chained) * threads);
+  SCANLAB_CUDA_CHECK(cudaMemset(ticket.data(), 0, 4));
+  SCANLAB_CUDA_CHECK(cudaMemset(done.data(), 0, done.bytes()));
+  scanlab_emu::reset_diagnostics();
+  ticket_chain<<<chained, threads>>>(ticket.data(), done.data(), chain_out.data());
+  SCANLAB_CHECK_SYNC();
+  r = last_poll_record();
+  CHECK(r.blocks == chained);
+  CHECK(r.addresses == chained - 1);  // every block but the first polls done[k - 1], and only that
+  CHECK(r.max_addresses == 1);
 }

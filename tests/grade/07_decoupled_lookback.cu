@@ -8,7 +8,10 @@
 // cases use small tiles of two warps (64 threads x 4 items = 256 elements), so that many tiles take
 // part on the emulator and a block total taken from one warp only is caught. After a scan every
 // tile must have published its inclusive prefix (P): a tile left at A gives right results, but
-// every later look-back walks past it, so the scan becomes quadratic in the number of tiles.
+// every later look-back walks past it, so the scan becomes quadratic in the number of tiles. On the
+// emulator, which counts the descriptor words each block reads, the mean look-back over 2000 tiles
+// must stay within a few warp windows: a look-back that walks past every P down to tile 0 (right
+// results, every tile at P) reads half the tiles.
 //
 // On the emulator the protocol is also checked where a GPU hides it: under every block dispatch
 // order and number of resident blocks (the ticket), under the weak memory model with several seeds
@@ -29,11 +32,6 @@
 namespace {
 
 using namespace scanlab::grading;
-
-// Every call runs with the emulator's memory checks: a global access out of its allocation's bounds,
-// or misaligned, fails the call with a report naming the thread and the source line (a GPU runner
-// ignores the setting; on the emulator it costs about a fifth more kernel time).
-[[maybe_unused]] const bool memcheck_on = (emu_settings()["memcheck"] = true, true);
 
 // A policy of the runner: block_threads x items elements per tile, the descriptors ("automatic":
 // fused where the value fits in 32 bits, else fenced) and the look-back.
@@ -108,6 +106,16 @@ bool check_every_tile_at_p(const std::vector<std::uint32_t>& statuses, std::size
     }
   }
   return true;
+}
+
+// How far look-backs reach, on the emulator (scanlab/grading/checker.hpp, check_lookback_depth):
+// a fused descriptor is one word, a fenced one two (flag and value). The reference on 1000 tiles
+// of one warp, mean words per block: serial 1 to 4, warp 31.5 (fused) and 63 (fenced) under the
+// block orders checked here; with every tile in flight at once, 24 and 33 (serial), 77 and 154
+// (warp), 0.6 of the bound. A walk down to tile 0 reads 1000 descriptors on 2000 tiles (7.8 times
+// the bound).
+bool check_lookback_depth(const Reply& r, Policy p, std::size_t tiles) {
+  return scanlab::grading::check_lookback_depth(r, tiles, std::string(p.descriptors) == "fenced" ? 2 : 1);
 }
 
 }  // namespace
@@ -248,6 +256,23 @@ TEST_CASE("every tile publishes its inclusive prefix (P), so that look-backs sta
                           .input(in).send();
       ok = check_scan(in, output<I>(r, 0), ScanKind::exclusive, Plus<I>{}) &&
            check_every_tile_at_p(output<std::uint32_t>(r, 1), tiles);
+    }
+  });
+  // On the emulator, 2000 tiles of one warp: how deep the look-backs went (see
+  // check_lookback_depth), for each step of the book.
+  if (!ok || !on_emulator()) return;
+  const std::size_t many_tiles = 2000;
+  for_each_block_order([&] {
+    for (const Policy p : {kTinyFencedSerial, kTinyFusedSerial, kTinyFencedWarp, kTinyFusedWarp}) {
+      if (!ok) return;
+      INFO(std::string(p.lookback) << " look-back, " << std::string(p.descriptors) << " descriptors, "
+                                   << many_tiles << " tiles");
+      const std::size_t tile = static_cast<std::size_t>(p.block_threads) * p.items;
+      const std::vector<I> in = random_ints(many_tiles * tile - 5, ++stream);
+      const Reply r = Request("decoupled_lookback_scan").monoid(Plus<I>{}).params(scan_params(ScanKind::exclusive, p))
+                          .input(in).send();
+      ok = check_scan(in, output<I>(r, 0), ScanKind::exclusive, Plus<I>{}) &&
+           check_every_tile_at_p(output<std::uint32_t>(r, 1), many_tiles) && check_lookback_depth(r, p, many_tiles);
     }
   });
 }

@@ -82,7 +82,8 @@ std::vector<std::uint32_t> as_words(const std::vector<ch07::Status>& statuses) {
 // (see with_policy_and_monoid); in_place; offset (elements into the buffers, for unaligned
 // pointers); order ("ticket" or "block_index"); n (the length the scan is told, default the
 // input's length). Output 0: the scan. Output 1: each tile's status after the scan (u32: 0 X,
-// 1 A, 2 P), read back from the descriptors.
+// 1 A, 2 P), read back from the descriptors. Info lookback_reads: how far the look-backs reached
+// (lookback_reads_info in scanlab/grading/runner.hpp).
 SCANLAB_GRADE_ENTRY(decoupled_lookback_scan) {
   with_policy_and_monoid(call, [&](auto policy, auto op) {
     using P = decltype(policy);
@@ -99,6 +100,7 @@ SCANLAB_GRADE_ENTRY(decoupled_lookback_scan) {
       else scan.exclusive(d_in, d_out, n, op, 0, options);
     }, call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     call.output(as_words(scan.tile_statuses(n)));
+    call.info()["lookback_reads"] = lookback_reads_info();
   });
 }
 

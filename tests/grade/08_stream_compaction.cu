@@ -136,20 +136,24 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
 
 const std::size_t kSizes[] = {1, 2, 31, 32, 33, 511, 512, 513, 4095, 4096, 4097, 3 * 4096 + 1234, 40000};
 
-// Random, all kept, none kept, and alternating runs of kept and rejected elements.
-void check_all_inputs(Algo algo) {
+constexpr std::size_t kSinglePassTile = 4096;  // the single pass's tile: 128 threads x 32 items
+
+// Random, all kept, none kept, and alternating runs of kept and rejected elements, up to the first
+// failure. Returns whether all held.
+bool check_all_inputs(Algo algo) {
   std::uint64_t stream = 100;
   for (const std::size_t n : kSizes) {
     const auto random = scanlab::random_vector<std::int32_t>(n, test_seed(++stream), -100, 100);
-    if (!check(random, IsPositive{}, algo)) return;
+    if (!check(random, IsPositive{}, algo)) return false;
     const auto all = scanlab::constant_vector<std::int32_t>(n, 7);
-    if (!check(all, IsPositive{}, algo)) return;
+    if (!check(all, IsPositive{}, algo)) return false;
     const auto none = scanlab::constant_vector<std::int32_t>(n, -7);
-    if (!check(none, IsPositive{}, algo)) return;
+    if (!check(none, IsPositive{}, algo)) return false;
     std::vector<std::int32_t> runs(n);
     for (std::size_t i = 0; i < n; ++i) runs[i] = ((i / 37) % 2 == 0 ? 1 : -1) * static_cast<std::int32_t>(i + 1);
-    if (!check(runs, IsPositive{}, algo)) return;
+    if (!check(runs, IsPositive{}, algo)) return false;
   }
+  return true;
 }
 
 // ---- past 2^31 elements --------------------------------------------------------------------------
@@ -331,7 +335,19 @@ TEST_CASE("limits: n == 0 keeps nothing and writes a count of 0; a small array c
 
 TEST_CASE("select_if_single_pass (count fused into the decoupled look-back) equals copy_if" *
           doctest::description("points: 10")) {
-  for_each_block_order([] { check_all_inputs(Algo::single_pass); });
+  bool ok = true;
+  for_each_block_order([&] { ok = ok && check_all_inputs(Algo::single_pass); });
+  if (!ok || !on_emulator()) return;
+  // On the emulator, 1000 tiles: every tile must publish its inclusive count (P) and every
+  // look-back stop at the nearest P, or each walks back to tile 0 (right results, quadratic time).
+  // The reference's warp look-back reads one window of 32 fused descriptors (31.5 words on average).
+  const std::size_t tiles = 1000;
+  const auto in = scanlab::random_vector<std::int32_t>(tiles * kSinglePassTile - 77, test_seed(190), -100, 100);
+  Request request("compact");
+  request.params({{"algo", algo_name(Algo::single_pass)}, {"predicate", "is_positive"}}).input(in);
+  const Reply r = request.send();
+  INFO(algo_name(Algo::single_pass) << ", n = " << in.size() << " (" << tiles << " tiles of " << kSinglePassTile << ")");
+  check_lookback_depth(r, tiles, 1);
 }
 
 TEST_CASE("partition_if_single_pass: kept ones in order, then the rejected ones reversed" *

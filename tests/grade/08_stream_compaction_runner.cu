@@ -20,7 +20,9 @@ using namespace scanlab::grading;
 namespace {
 
 // One compaction of `in` into a poisoned output (in place for single_pass_in_place). Outputs: the
-// output array, then the count (one unsigned, poisoned before the call).
+// output array, then the count (one unsigned, poisoned before the call). Info of the single-pass
+// forms: lookback_reads, how far the look-backs reached (lookback_reads_info in
+// scanlab/grading/runner.hpp).
 template <class T, class Pred>
 void compact(Call& call, const std::vector<T>& in, Pred pred) {
   const std::string algo = call.param<std::string>("algo");
@@ -47,6 +49,7 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
     }
   }, in_place));
   call.output(d_count.download());
+  if (algo.find("single_pass") != std::string::npos) call.info()["lookback_reads"] = lookback_reads_info();
 }
 
 }  // namespace

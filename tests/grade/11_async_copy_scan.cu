@@ -23,11 +23,6 @@ namespace {
 
 using namespace scanlab::grading;
 
-// Every call runs with the emulator's memory checks: a global access out of its allocation's bounds,
-// or misaligned, fails the call with a report naming the thread and the source line (a GPU runner
-// ignores the setting; on the emulator it costs about a fifth more kernel time).
-[[maybe_unused]] const bool memcheck_on = (emu_settings()["memcheck"] = true, true);
-
 // A tile shape of the runner: chunks of block_threads x items elements.
 struct Tile {
   int block_threads;

@@ -35,6 +35,7 @@ namespace {
 
 Diagnostics found;
 std::uint32_t global_epoch = 0;
+PollRecord launch_polls;  // the launch under way's polled addresses
 
 // ---- shadow memory for the race checker: one record per 4-byte word of every slot's arena ----
 struct WordShadow {
@@ -469,6 +470,9 @@ void diag_block_finished(Block& b) {
   // Copies of this block that never completed (nobody waited): their bytes mark nothing any more.
   for (auto it = pending_copies.begin(); it != pending_copies.end();)
     it = it->second.block == &b ? pending_copies.erase(it) : std::next(it);
+  ++launch_polls.blocks;
+  launch_polls.addresses += b.polled.size();
+  launch_polls.max_addresses = std::max<std::uint64_t>(launch_polls.max_addresses, b.polled.size());
   if (!observe_shared) return;
   if (options().banks)
     for (unsigned w = 0; w < b.warps.size(); ++w) flush_banks(b, w);
@@ -485,6 +489,7 @@ void diag_launch_started(Launch& L) {
   extra_reads.clear();
   launch_misuse_start = found.misuse.size();
   misuse_sites.clear();
+  launch_polls = PollRecord{L.kernel, 0, 0, 0};
 }
 
 void diag_launch_finished(Launch& L) {
@@ -493,6 +498,7 @@ void diag_launch_finished(Launch& L) {
   for (auto& [key, r] : launch_banks) found.banks.push_back(std::move(r));
   launch_hazards.clear();
   launch_banks.clear();
+  if (launch_polls.addresses > 0) found.polls.push_back(std::move(launch_polls));
   observe_shared = false;
   launch_now = nullptr;
 }

@@ -16,6 +16,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 #include "cuda_runtime.h"
 
@@ -184,6 +185,9 @@ struct Block {
   std::uint64_t view_refreshed = 0;
   std::unordered_map<std::uintptr_t, std::uint64_t> view_floor;  // by word (address >> 2)
   std::vector<MBarrier> mbarriers;    // the block's initialized cuda::barrier objects
+  // The distinct global addresses its threads have read with polling loads (volatile or atomic):
+  // how far a look-back reached (Diagnostics::polls).
+  std::unordered_set<std::uintptr_t> polled;
 };
 
 struct Launch {
@@ -247,7 +251,7 @@ void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write
 void diag_block_started(Block& b);
 void diag_barrier_released(Block& b);
 void diag_warp_synced(Block& b, unsigned warp);
-void diag_block_finished(Block& b);
+void diag_block_finished(Block& b);      // also records how many addresses the block polled
 void diag_launch_started(Launch& L);
 void diag_launch_finished(Launch& L);
 void report_misuse(const std::string& message);

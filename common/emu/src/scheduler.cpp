@@ -682,6 +682,9 @@ void poll(const volatile void* addr, std::size_t bytes) {
     std::uint64_t value = 0;
     std::memcpy(&value, const_cast<const void*>(addr), std::min<std::size_t>(bytes, sizeof value));
     if (addr != t->poll_addr && addr != t->poll_prev) {
+      // Another address: one more the block has polled (a spin on one address costs nothing here).
+      if (!is_shared_address(const_cast<const void*>(addr)))
+        t->block->polled.insert(reinterpret_cast<std::uintptr_t>(addr));
       t->poll_prev = t->poll_addr;
       t->poll_addr = addr;
       t->polls = 0;

@@ -43,10 +43,22 @@ struct MisuseReport {
   std::string message;
 };
 
+// How far one launch's blocks reached with polling loads (volatile or atomic reads of global
+// memory, the reads a look-back inspects its predecessors' descriptors with): per block, the number
+// of distinct addresses its threads polled, summed over the blocks that finished and at most. A
+// spin on one address counts once; a fenced descriptor read (flag, then value) counts two.
+struct PollRecord {
+  std::string kernel;
+  std::uint64_t blocks = 0;          // blocks that finished
+  std::uint64_t addresses = 0;       // sum over those blocks of their distinct polled addresses
+  std::uint64_t max_addresses = 0;   // the most one block polled
+};
+
 struct Diagnostics {
   std::vector<HazardReport> hazards;     // distinct hazards (by kind and the two sites)
   std::vector<BankRecord> banks;
   std::vector<MisuseReport> misuse;      // barrier/warp misuse, differing outputs across orders
+  std::vector<PollRecord> polls;         // one per launch that polled global memory
 };
 
 // Everything found since the last reset (all launches).

@@ -34,8 +34,13 @@ namespace scanlab::grading {
 
 // The emulator settings every call carries (block order, resident slots, memory model, race
 // checker, ...; the names of the runner's EmuSettings). A GPU runner ignores them.
+//
+// Every call runs with the emulator's memory checks (memcheck) unless a checker turns them off: a
+// global access out of its allocation's bounds, or misaligned, fails the call with a report naming
+// the thread and the source line, instead of reading a neighbour's bytes or writing over them (or
+// crashing the runner). It costs about a tenth more grading time (5 to 18% per chapter).
 inline json& emu_settings() {
-  static json settings = json::object();
+  static json settings = {{"memcheck", true}};
   return settings;
 }
 
@@ -239,6 +244,36 @@ inline void check_far_tile_scans() {
       if (!ok) return;
     }
   }
+}
+
+// ---- how far look-backs reach (chapters 07 and 08) ------------------------------------------------
+
+// The bound on the mean look-back, in predecessors: four windows of a warp look-back. A look-back
+// that stops at the nearest P reads a few predecessors (serial) or one window of 32 (warp), even
+// while other tiles are in flight (the reference: 31.5 on 1000 tiles under the block orders the
+// tests use, 77 with all 1000 tiles in flight at once); one that walks past P's down to tile 0
+// reads half the tiles on average.
+constexpr double kMaxMeanLookbackPredecessors = 128;
+
+// On the emulator, checks the runner's info "lookback_reads" (scanlab/grading/runner.hpp,
+// lookback_reads_info: per block of the launch, the distinct descriptor words read with polling
+// loads) of a single-pass launch over `tiles` tiles: the mean must stay within
+// kMaxMeanLookbackPredecessors descriptors of `words_per_descriptor` words (a fused descriptor is one
+// word, a fenced one two: flag and value). A GPU runner counts nothing: passes.
+inline bool check_lookback_depth(const Reply& r, std::size_t tiles, int words_per_descriptor) {
+  const json& reads = r.info.contains("lookback_reads") ? r.info["lookback_reads"] : json::object();
+  if (!reads.value("records", false)) return true;
+  const double bound = kMaxMeanLookbackPredecessors * words_per_descriptor;
+  const double mean = reads.value("mean", 0.0);
+  CHECK_MESSAGE(mean <= bound,
+                "over " << tiles << " tiles, a tile's look-back read " << mean
+                        << " descriptor words on average (the most: " << reads.value("max", 0LL) << "), more than "
+                        << bound << " (" << kMaxMeanLookbackPredecessors << " predecessors, four warp windows, "
+                        << (words_per_descriptor == 2 ? "of two words each: flag and value" : "of one word each")
+                        << "): a look-back must stop at the nearest inclusive prefix (P), which already holds "
+                           "everything before it. One that walks past P's down to tile 0 gives right results, but "
+                           "reads half the tiles on average: the scan becomes quadratic in the number of tiles");
+  return mean <= bound;
 }
 
 }  // namespace scanlab::grading

@@ -33,6 +33,10 @@
 #include "scanlab/monoid.hpp"
 #include "scanlab/verify.hpp"
 
+#if defined(SCANLAB_EMU)
+#include <scanlab_emu/diagnostics.hpp>
+#endif
+
 namespace scanlab::grading {
 
 using wire::json;
@@ -169,6 +173,27 @@ auto run_on_device(const std::vector<In>& in, Launch&& launch, bool in_place = f
   std::vector<O> got(n);
   if (n > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), out, n * sizeof(O), cudaMemcpyDeviceToHost));
   return got;
+}
+
+// On the emulator, how far the call's single-pass launch looked back: of the call's launches that
+// polled global memory, the one with the most blocks (the scan), its blocks' distinct global words
+// read with polling (volatile or atomic) loads, as {records: true, blocks, mean, max} (zeros when
+// nothing polled). A GPU has no such count: {records: false}. The checker bounds the mean
+// (scanlab/grading/checker.hpp, check_lookback_depth).
+inline json lookback_reads_info() {
+#if defined(SCANLAB_EMU)
+  const scanlab_emu::PollRecord* scan = nullptr;
+  for (const scanlab_emu::PollRecord& r : scanlab_emu::diagnostics().polls) {
+    if (!scan || r.blocks >= scan->blocks) scan = &r;
+  }
+  if (!scan || scan->blocks == 0) return {{"records", true}, {"blocks", 0}, {"mean", 0.0}, {"max", 0}};
+  return {{"records", true},
+          {"blocks", scan->blocks},
+          {"mean", static_cast<double>(scan->addresses) / static_cast<double>(scan->blocks)},
+          {"max", scan->max_addresses}};
+#else
+  return {{"records", false}};
+#endif
 }
 
 }  // namespace scanlab::grading
