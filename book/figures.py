@@ -16,11 +16,12 @@ Graphviz source the visualizer wrote for it. What --check compares, and why:
     (every value, label, colour and pinned position): it does not depend on the Graphviz version,
     so any difference means the figure is stale (the kernels, the emulator or the visualizer
     changed since it was made).
-  * NAME.svg against the SVG rendered from that same DOT here, on what does not depend on the
-    Graphviz version: the node and edge names, every text in the picture, in order, and the colours
-    used. Coordinates are not compared: another Graphviz release places edges and text a little
-    differently, and that does not make a figure wrong. So an SVG that was not rendered again after
-    its DOT changed, or that was edited by hand, fails; one rendered by another Graphviz passes.
+  * NAME.svg against the new run's SVG (rendered here, by this machine's Graphviz), on what does
+    not depend on the Graphviz version: the node and edge names, every text in the picture (in
+    order) and the colours used. Coordinates are not compared: another Graphviz release places
+    edges and text a little differently, and that does not make a figure wrong. So an SVG that was
+    not rendered again after its DOT changed, or that was edited by hand, fails; one rendered by
+    another Graphviz passes, and CI needs no particular Graphviz version.
   * Nothing else lives in book/docs/figures/: a figure that is no longer in FIGURES fails too.
 """
 import argparse
@@ -54,9 +55,12 @@ FIGURES = [
 
 
 def run_viz(viz, args, out):
-    """Runs scanlab-viz ARGS --out OUT; returns its output, raises on failure."""
+    """Runs scanlab-viz ARGS --out OUT; returns its output, raises on failure. The emulator runs
+    with its default options whatever SCANLAB_EMU_* variables are set (a block order or a memory
+    model from the environment would change what some figures show)."""
     cmd = [str(viz)] + shlex.split(args) + ["--out", str(out)]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCANLAB_EMU_")}
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     if r.returncode != 0:
         raise RuntimeError(f"scanlab-viz {args} failed (exit status {r.returncode}):\n{r.stdout}")
     return r.stdout
