@@ -5,7 +5,8 @@
 #
 #   # What the bug is, and why the grading tests must catch it (comment lines start with #).
 #   file: hillis_steele.cuh          the solution file to patch (relative to solutions/NN_slug)
-#   orders: default,reverse          optional: the emulator orders to grade it with
+#   orders: default,reverse          optional: the emulator orders to grade it with (without it:
+#                                    the default order, which real grading runs among others)
 #   mentions: race on shared memory  a failing test's message must say this (a hint the report owes
 #                                    the student, not only the lost points); `check` requires it
 #   @@ find
