@@ -102,6 +102,12 @@ function(scanlab_add_chapter nn slug)
       if(C_${B}_DEFINITIONS AND TARGET ${exe}_${backend})
         target_compile_definitions(${exe}_${backend} PRIVATE ${C_${B}_DEFINITIONS})
       endif()
+      # The exercise's driver is built when asked for (`./lab run NN` builds its target): a full
+      # build compiles the exercise through its grading runner already, and the drivers are the
+      # slowest files to compile (about 15 s each on CI's cores).
+      if(variant STREQUAL "exercise" AND TARGET ${exe}_${backend})
+        set_target_properties(${exe}_${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
+      endif()
     endforeach()
     if(graded)
       _scanlab_add_grading_runner(${id} ${variant} ${impl_dir} ${chapter_dir})
