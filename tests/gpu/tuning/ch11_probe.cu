@@ -2,8 +2,8 @@
 // device-to-device copy, cub::DeviceScan::ExclusiveSum and chapter 07, in one process, int32
 // exclusive sums, every output checked against CUB's. Built by hand on a GPU machine:
 //   nvcc -O3 -std=c++20 -arch=sm_90a -Icommon/include -Ichapters/07_decoupled_lookback
-//        -Isolutions/07_decoupled_lookback tests/gpu/tuning/ch11_probe.cu tests/gpu/tuning/ch11_probe_ch07.cu
-//        -o /tmp/ch11_probe
+//        -Isolutions/07_decoupled_lookback -Ichapters/11_async_copy_scan -Isolutions/11_async_copy_scan
+//        tests/gpu/tuning/ch11_probe.cu tests/gpu/tuning/ch11_probe_ch07.cu -o /tmp/ch11_probe
 #include <cub/cub.cuh>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 
 #include <scanlab/monoid.hpp>
 
+#include "async_copy_scan_dispatch.cuh"  // the chapter's kernel (chapters/ and solutions/11_async_copy_scan)
 #include "ch11_probe_kernels.cuh"
 
 #define CK(x)                                                                              \
@@ -108,33 +109,12 @@ struct WarpTiled {
   }
 };
 
+// The chapter's scan object, one policy per row.
 template <int THREADS, int ITEMS, int CHUNKS, int MINB>
 struct Chunked {
-  using Shape = scanlab::single_pass::TileShape<int, THREADS, ITEMS>;
-  using Desc = scanlab::single_pass::TileDescriptors<int, scanlab::single_pass::Descriptors::fused>;
-  static constexpr std::size_t kTile = CHUNKS * Shape::TILE_ITEMS;
-  static constexpr std::size_t kRing = CHUNKS * sizeof(int) * Shape::TILE_ITEMS;
-  unsigned char* storage = nullptr;
-  unsigned grid = 0;
-  explicit Chunked(std::size_t max_n) {
-    CK(cudaMalloc(&storage, 16 + (max_n + kTile - 1) / kTile * 8));
-    auto k = ch11::chunked_tile_scan_kernel<Shape, CHUNKS, MINB, false, int, Desc, Plus>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kRing));
-    int per_sm = 0, sms = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, kRing));
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    grid = per_sm * sms;
-  }
-  void run(const int* in, int* out, std::size_t n) {
-    const std::size_t tiles = (n + kTile - 1) / kTile;
-    CK(cudaMemsetAsync(storage, 0, 16 + tiles * 8));
-    Desc d{};
-    d.words = reinterpret_cast<unsigned long long*>(storage + 16);
-    const auto polls = scanlab::single_pass::polls_for_grid(scanlab::single_pass::kDefaultPolls, tiles, grid);
-    ch11::chunked_tile_scan_kernel<Shape, CHUNKS, MINB, false, int, Desc, Plus>
-        <<<static_cast<unsigned>(tiles), THREADS, kRing>>>(in, out, n, d, reinterpret_cast<unsigned*>(storage), true, polls, Plus{});
-    CK(cudaGetLastError());
-  }
+  ch11::AsyncCopyScan<int, ch11::Policy<THREADS, ITEMS, CHUNKS>> scan;
+  explicit Chunked(std::size_t max_n) : scan(max_n) {}
+  void run(const int* in, int* out, std::size_t n) { scan.exclusive(in, out, n, Plus{}); }
 };
 
 int main(int argc, char** argv) {
@@ -161,9 +141,8 @@ int main(int argc, char** argv) {
   Chunked<128, 32, 4, 1> c_128_32_4(max_n);
   Chunked<256, 16, 4, 1> c_256_16_4(max_n);
   Chunked<128, 16, 8, 1> c_128_16_8(max_n);
-  std::printf("resident blocks: %u | %u | %u %u %u %u %u; CUB %d.%d.%d\n", s_128_32_2.grid, w_64_4_2.grid,
-              c_128_16_4.grid, c_128_32_2.grid, c_128_32_4.grid, c_256_16_4.grid, c_128_16_8.grid, CUB_MAJOR_VERSION,
-              CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
+  std::printf("resident blocks: %u (draft 1) | %u (draft 2); CUB %d.%d.%d\n", s_128_32_2.grid, w_64_4_2.grid,
+              CUB_MAJOR_VERSION, CUB_MINOR_VERSION, CUB_SUBMINOR_VERSION);
   std::printf("%-6s %9s %9s %9s | x copy: %6s %6s | %-12s %9s %6s %6s\n", "log2n", "copy ms", "cub ms", "ch07 ms",
               "cub", "ch07", "ch11 config", "ms", "xcopy", "xcub");
   std::vector<int> a, b;

@@ -1,5 +1,6 @@
-// Chapter 11's first experiments (tests/gpu/tuning/ch11_probe.cu times them; the chapter kept draft 3,
-// chapters/11_async_copy_scan/async_copy_scan_dispatch.cuh). Draft 1: a persistent, warp-specialised decoupled look-back scan. One producer warp per
+// Chapter 11's first experiments, which lost to chapter 07 (tests/gpu/tuning/ch11_probe.cu times them
+// beside the chapter's kernel, chapters/11_async_copy_scan/async_copy_scan_dispatch.cuh, which was
+// draft 3 of this file). Draft 1: a persistent, warp-specialised decoupled look-back scan. One producer warp per
 // block takes tiles by ticket and stages them into a ring of STAGES shared-memory buffers with bulk
 // asynchronous copies (cp.async.bulk through cuda::device::memcpy_async_tx), each guarded by a
 // "full" barrier that counts the bytes in flight; the consumer warps (Shape::BLOCK_THREADS threads)
@@ -245,106 +246,6 @@ __global__ void __launch_bounds__(32 * (CONSUMER_WARPS + 1), MIN_BLOCKS)
     const T exclusive = single_pass::publish_and_look_back<single_pass::Lookback::warp>(desc, tile, aggregate, op, polls);
     single_pass::scan_thread_runs<INCLUSIVE, WarpShape>(items, seeds, exclusive, op);
     store_warp_tile<WarpShape>(out + start, items, valid, staged);
-  }
-}
-
-}  // namespace ch11
-
-// ---------------------------------------------------------------------------------------------
-// Draft 3: chapter 07's one tile per block, but the tile is CHUNKS x Shape::TILE_ITEMS elements
-// staged in shared memory by bulk copies (one per chunk, each with its barrier), so its bytes are
-// in flight without registers to hold them. The block takes its ticket and issues its copies at
-// once (no ticket waits in a ring); pass 1 reduces chunk by chunk as they land, warp 0 looks back,
-// pass 2 re-reads each chunk from shared memory, scans and stores it.
-// ---------------------------------------------------------------------------------------------
-namespace ch11 {
-
-template <class Shape, int CHUNKS, int MIN_BLOCKS, bool INCLUSIVE, class T, class Desc, class Op>
-__global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
-    chunked_tile_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, unsigned* ticket, bool staged,
-                             single_pass::PollSchedule polls, Op op) {
-  constexpr int kTileItems = CHUNKS * Shape::TILE_ITEMS;
-  constexpr std::size_t kChunkBytes = sizeof(T) * Shape::TILE_ITEMS;
-  extern __shared__ __align__(128) unsigned char ring[];  // CHUNKS x kChunkBytes
-  __shared__ Barrier landed[CHUNKS];
-  __shared__ unsigned tile_slot;
-  __shared__ T warp_totals[CHUNKS][Shape::WARPS];
-  __shared__ T tile_prefix;
-
-  if (threadIdx.x == 0) {
-    for (int c = 0; c < CHUNKS; ++c) init(&landed[c], Shape::BLOCK_THREADS);
-    tile_slot = atomicAdd(ticket, 1u);
-  }
-  __syncthreads();
-  const unsigned tile = tile_slot;
-  const std::size_t start = static_cast<std::size_t>(tile) * kTileItems;
-  const std::size_t left = n - start;
-  const bool full = left >= static_cast<std::size_t>(kTileItems);
-  const bool use_stage = full && staged;
-
-  using Token = typename Barrier::arrival_token;
-  Token tokens[CHUNKS];
-#pragma unroll
-  for (int c = 0; c < CHUNKS; ++c) {
-    if (threadIdx.x == 0 && use_stage) {
-      cuda::device::memcpy_async_tx(reinterpret_cast<T*>(ring + c * kChunkBytes), in + start + c * Shape::TILE_ITEMS,
-                                    cuda::aligned_size_t<16>(kChunkBytes), landed[c]);
-      tokens[c] = cuda::device::barrier_arrive_tx(landed[c], 1, kChunkBytes);
-    } else {
-      tokens[c] = landed[c].arrive();
-    }
-  }
-  auto chunk_valid = [&](int c) -> int {
-    const std::size_t chunk_start = static_cast<std::size_t>(c) * Shape::TILE_ITEMS;
-    if (left <= chunk_start) return 0;
-    const std::size_t v = left - chunk_start;
-    return v < static_cast<std::size_t>(Shape::TILE_ITEMS) ? static_cast<int>(v) : Shape::TILE_ITEMS;
-  };
-  auto load_chunk = [&](int c, T (&items)[Shape::ITEMS]) {
-    if (use_stage) load_staged_tile<Shape>(reinterpret_cast<const T*>(ring + c * kChunkBytes), items);
-    else single_pass::load_partial_tile<Shape>(in + start + c * Shape::TILE_ITEMS, items, chunk_valid(c), Op::identity());
-  };
-
-  const int warp = scanlab::warp_id();
-  // Pass 1: each warp's total of each chunk, as the chunks land.
-#pragma unroll
-  for (int c = 0; c < CHUNKS; ++c) {
-    landed[c].wait(std::move(tokens[c]));
-    T items[Shape::ITEMS];
-    load_chunk(c, items);
-    single_pass::ThreadSeeds<Shape, T> seeds;
-    const T warp_total = single_pass::warp_segment_scan<Shape>(items, seeds, op);
-    if (scanlab::lane_id() == 0) warp_totals[c][warp] = warp_total;
-  }
-  __syncthreads();
-  T aggregate = Op::identity();
-  T before[CHUNKS];  // everything in the tile before this warp's segment of chunk c
-#pragma unroll
-  for (int c = 0; c < CHUNKS; ++c) {
-#pragma unroll
-    for (int w = 0; w < Shape::WARPS; ++w) {
-      if (w == warp) before[c] = aggregate;
-      aggregate = op(aggregate, warp_totals[c][w]);
-    }
-  }
-  if (warp == 0) {
-    Desc desc = descriptors;
-    const T exclusive = single_pass::publish_and_look_back<single_pass::Lookback::warp>(desc, tile, aggregate, op, polls);
-    if (threadIdx.x == 0) tile_prefix = exclusive;
-  }
-  __syncthreads();
-  const T prefix = tile_prefix;
-  // Pass 2: scan each chunk from its prefix and store it.
-#pragma unroll
-  for (int c = 0; c < CHUNKS; ++c) {
-    T items[Shape::ITEMS];
-    load_chunk(c, items);
-    single_pass::ThreadSeeds<Shape, T> seeds;
-    (void)single_pass::warp_segment_scan<Shape>(items, seeds, op);
-    single_pass::scan_thread_runs<INCLUSIVE, Shape>(items, seeds, op(prefix, before[c]), op);
-    T* chunk_out = out + start + c * Shape::TILE_ITEMS;
-    if (use_stage) single_pass::store_full_tile<Shape>(chunk_out, items, true);
-    else single_pass::store_partial_tile<Shape>(chunk_out, items, chunk_valid(c));
   }
 }
 
