@@ -80,11 +80,19 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
   const std::size_t start = static_cast<std::size_t>(tile) * kTileItems;
   const std::size_t left = n - start;
   // Bulk copies move whole 16-byte aligned chunks: the last, partial tile and an unaligned input
-  // are read from global memory instead.
-  const bool use_stage = staged && left >= static_cast<std::size_t>(kTileItems);
+  // are read from global memory instead. So is every tile on a GPU older than Hopper (sm_90), which
+  // has no bulk copies: the kernel still builds and runs there, as chapter 07 with bigger tiles.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  constexpr bool kBulkCopies = false;
+#else
+  constexpr bool kBulkCopies = true;
+#endif
+  const bool use_stage = kBulkCopies && staged && left >= static_cast<std::size_t>(kTileItems);
 
   Token tokens[CHUNKS];
-  if (use_stage) stage_tile<CHUNKS, Chunk::TILE_ITEMS>(landed, stage, in + start, tokens);
+  if constexpr (kBulkCopies) {
+    if (use_stage) stage_tile<CHUNKS, Chunk::TILE_ITEMS>(landed, stage, in + start, tokens);
+  }
 
   auto valid_in_chunk = [&](int c) -> int {
     const std::size_t chunk_start = static_cast<std::size_t>(c) * Chunk::TILE_ITEMS;
@@ -101,8 +109,12 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
 #pragma unroll
   for (int c = 0; c < CHUNKS; ++c) {
     T items[Chunk::ITEMS];
-    if (use_stage) read_staged_chunk<Chunk>(landed[c], tokens[c], stage + c * Chunk::TILE_ITEMS, items);
-    else load_from_global(c, items);
+    if constexpr (kBulkCopies) {
+      if (use_stage) read_staged_chunk<Chunk>(landed[c], tokens[c], stage + c * Chunk::TILE_ITEMS, items);
+      else load_from_global(c, items);
+    } else {
+      load_from_global(c, items);
+    }
     single_pass::ThreadSeeds<Chunk, T> seeds;
     const T warp_total = single_pass::warp_segment_scan<Chunk>(items, seeds, op);
     if (scanlab::lane_id() == 0) warp_totals[c][warp] = warp_total;
