@@ -25,6 +25,7 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/lookback.cuh>
 #include <scanlab/single_pass/policy.cuh>
@@ -90,7 +91,7 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
   const bool use_stage = kBulkCopies && staged && left >= static_cast<std::size_t>(kTileItems);
 
   Token tokens[CHUNKS];
-  if constexpr (kBulkCopies) {
+  if constexpr (kBulkCopies) {  // (built only where the bulk copy instructions exist)
     if (use_stage) stage_tile<CHUNKS, Chunk::TILE_ITEMS>(landed, stage, in + start, tokens);
   }
 
@@ -109,12 +110,8 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
 #pragma unroll
   for (int c = 0; c < CHUNKS; ++c) {
     T items[Chunk::ITEMS];
-    if constexpr (kBulkCopies) {
-      if (use_stage) read_staged_chunk<Chunk>(landed[c], tokens[c], stage + c * Chunk::TILE_ITEMS, items);
-      else load_from_global(c, items);
-    } else {
-      load_from_global(c, items);
-    }
+    if (use_stage) read_staged_chunk<Chunk>(landed[c], tokens[c], stage + c * Chunk::TILE_ITEMS, items);
+    else load_from_global(c, items);
     single_pass::ThreadSeeds<Chunk, T> seeds;
     const T warp_total = single_pass::warp_segment_scan<Chunk>(items, seeds, op);
     if (scanlab::lane_id() == 0) warp_totals[c][warp] = warp_total;
@@ -189,24 +186,17 @@ class AsyncCopyScan {
   }
 
  private:
-  template <bool INCLUSIVE, class Op>
-  static auto kernel() {
-    return async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>;
-  }
-
-  // Blocks of this kernel resident on the device at once (with its dynamic shared memory, which
-  // is allowed past the default 48 KiB once per process).
+  // Blocks of this kernel resident on the device at once, with its dynamic shared memory (allowed
+  // past the default 48 KiB first, once per process and kernel).
   template <bool INCLUSIVE, class Op>
   static std::size_t resident_blocks() {
     static const std::size_t blocks = [] {
-      auto k = kernel<INCLUSIVE, Op>();
-      SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kStageBytes)));
-      int device = 0, sms = 0, per_sm = 0;
-      SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-      SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-      SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, Chunk::BLOCK_THREADS, kStageBytes));
-      if (per_sm == 0) throw std::runtime_error("ch11::AsyncCopyScan: a block of this policy does not fit on an SM");
-      return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
+      auto kernel = async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>;
+      SCANLAB_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kStageBytes)));
+      const std::size_t resident = scanlab::resident_blocks(kernel, Chunk::BLOCK_THREADS, kStageBytes);
+      if (resident == 0) throw std::runtime_error("ch11::AsyncCopyScan: a block of this policy does not fit on an SM");
+      return resident;
     }();
     return blocks;
   }

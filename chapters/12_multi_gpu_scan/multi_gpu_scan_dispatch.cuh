@@ -25,6 +25,7 @@
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/lookback.cuh>
 #include <scanlab/single_pass/policy.cuh>
@@ -188,33 +189,21 @@ class SeededScan {
     storage_.reset(tiles, s);
     const bool vectorized = single_pass::aligned16(in) && (out == nullptr || single_pass::aligned16(out));
     const single_pass::PollSchedule polls =
-        single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, blocks_per_sm<WORK, Op>() * sms_);
+        single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident_blocks<WORK, Op>());
     seeded_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, WORK, T, Desc, Op>
         <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, seed, total, storage_.view(), storage_.ticket(),
                                                                        vectorized, polls, op);
     SCANLAB_CHECK_LAUNCH();
   }
 
-  static std::size_t device_sms() {
-    int device = 0, sms = 0;
-    SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-    SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    return static_cast<std::size_t>(sms);
-  }
-
+  // The one-wave rule's count, asked once per kernel and process (a rank is a process of its own).
   template <TileWork WORK, class Op>
-  static std::size_t blocks_per_sm() {
-    static const std::size_t blocks = [] {
-      int per_sm = 0;
-      SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel<WORK, Op>(),
-                                                                       Shape::BLOCK_THREADS, 0));
-      return static_cast<std::size_t>(per_sm);
-    }();
+  static std::size_t resident_blocks() {
+    static const std::size_t blocks = scanlab::resident_blocks(kernel<WORK, Op>(), Shape::BLOCK_THREADS);
     return blocks;
   }
 
   single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;
-  std::size_t sms_ = device_sms();
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -12,18 +12,18 @@
 
 namespace scanlab {
 
-// Blocks of `kernel`, launched with `threads` threads and no dynamic shared memory, resident on the
-// current device at once: blocks per SM (the occupancy calculator: registers, shared memory,
-// threads) x SMs. The host calls cost microseconds, which a timed scan of 2^16 elements would
+// Blocks of `kernel`, launched with `threads` threads and `dynamic_shared_bytes` of dynamic shared
+// memory (chapter 11's staged tiles), resident on the current device at once: blocks per SM (the
+// occupancy calculator: registers, shared memory, threads) x SMs. The host calls cost microseconds, which a timed scan of 2^16 elements would
 // notice, so callers ask once per kernel and keep the answer:
 //     static const std::size_t resident = scanlab::resident_blocks(my_kernel<T>, kThreads);
 // (per process, for the device current then; it depends on the kernel and the GPU model only).
 template <class Kernel>
-std::size_t resident_blocks(Kernel* kernel, int threads) {
+std::size_t resident_blocks(Kernel* kernel, int threads, std::size_t dynamic_shared_bytes = 0) {
   int device = 0, sms = 0, per_sm = 0;
   SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+  SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_shared_bytes));
   return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
 }
 
