@@ -12,6 +12,8 @@
 #include <vector>
 
 #include <scanlab/monoid.hpp>
+#include <scanlab/occupancy.hpp>
+#include <scanlab/single_pass/descriptor_storage.cuh>
 
 #include "async_copy_scan_dispatch.cuh"  // the chapter's kernel (chapters/ and solutions/11_async_copy_scan)
 #include "ch11_probe_kernels.cuh"
@@ -53,27 +55,20 @@ struct Specialized {
   using Shape = scanlab::single_pass::TileShape<int, THREADS, ITEMS>;
   using Desc = scanlab::single_pass::TileDescriptors<int, scanlab::single_pass::Descriptors::fused>;
   static constexpr std::size_t kRing = STAGES * sizeof(int) * Shape::TILE_ITEMS;
-  unsigned char* storage = nullptr;
-  std::size_t tiles_max;
+  scanlab::single_pass::DescriptorStorage<int, scanlab::single_pass::Descriptors::fused, Desc> storage;
   unsigned grid = 0;
-  explicit Specialized(std::size_t max_n) : tiles_max((max_n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS) {
-    CK(cudaMalloc(&storage, 16 + tiles_max * 8));
+  explicit Specialized(std::size_t max_n) : storage((max_n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS) {
     auto k = ch11::specialized_scan_kernel<Shape, STAGES, MINB, false, int, Desc, Plus>;
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kRing));
-    int per_sm = 0, sms = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS + 32, kRing));
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    grid = per_sm * sms;
+    grid = static_cast<unsigned>(scanlab::resident_blocks(k, THREADS + 32, kRing));
   }
   void run(const int* in, int* out, std::size_t n) {
     const std::size_t tiles = (n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
-    CK(cudaMemsetAsync(storage, 0, 16 + tiles * 8));
-    Desc d{};
-    d.words = reinterpret_cast<unsigned long long*>(storage + 16);
+    storage.reset(tiles, 0);
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(grid, tiles));
     const auto polls = scanlab::single_pass::polls_for_grid(scanlab::single_pass::kDefaultPolls, tiles, grid);
     ch11::specialized_scan_kernel<Shape, STAGES, MINB, false, int, Desc, Plus>
-        <<<blocks, THREADS + 32, kRing>>>(in, out, n, d, reinterpret_cast<unsigned*>(storage), true, polls, Plus{});
+        <<<blocks, THREADS + 32, kRing>>>(in, out, n, storage.view(), storage.ticket(), true, polls, Plus{});
     CK(cudaGetLastError());
   }
 };
@@ -83,28 +78,21 @@ struct WarpTiled {
   using Shape = scanlab::single_pass::TileShape<int, 32, ITEMS>;
   using Desc = scanlab::single_pass::TileDescriptors<int, scanlab::single_pass::Descriptors::fused>;
   static constexpr std::size_t kRing = WARPS * SPW * sizeof(int) * Shape::TILE_ITEMS;
-  unsigned char* storage = nullptr;
-  std::size_t tiles_max;
+  scanlab::single_pass::DescriptorStorage<int, scanlab::single_pass::Descriptors::fused, Desc> storage;
   unsigned grid = 0;
-  explicit WarpTiled(std::size_t max_n) : tiles_max((max_n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS) {
-    CK(cudaMalloc(&storage, 16 + tiles_max * 8));
+  explicit WarpTiled(std::size_t max_n) : storage((max_n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS) {
     auto k = ch11::warp_tile_scan_kernel<Shape, WARPS, SPW, MINB, false, int, Desc, Plus>;
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kRing));
-    int per_sm = 0, sms = 0;
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, 32 * (WARPS + 1), kRing));
-    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    grid = per_sm * sms;
+    grid = static_cast<unsigned>(scanlab::resident_blocks(k, 32 * (WARPS + 1), kRing));
   }
   void run(const int* in, int* out, std::size_t n) {
     const std::size_t tiles = (n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
-    CK(cudaMemsetAsync(storage, 0, 16 + tiles * 8));
-    Desc d{};
-    d.words = reinterpret_cast<unsigned long long*>(storage + 16);
+    storage.reset(tiles, 0);
     const std::size_t need = (tiles + WARPS - 1) / WARPS;
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(grid, need));
     const auto polls = scanlab::single_pass::polls_for_grid(scanlab::single_pass::kDefaultPolls, tiles, grid * WARPS);
     ch11::warp_tile_scan_kernel<Shape, WARPS, SPW, MINB, false, int, Desc, Plus>
-        <<<blocks, 32 * (WARPS + 1), kRing>>>(in, out, n, d, reinterpret_cast<unsigned*>(storage), true, polls, Plus{});
+        <<<blocks, 32 * (WARPS + 1), kRing>>>(in, out, n, storage.view(), storage.ticket(), true, polls, Plus{});
     CK(cudaGetLastError());
   }
 };
