@@ -45,9 +45,28 @@ namespace {
 template <class P>
 using elem_t = std::remove_const_t<std::remove_pointer_t<P>>;
 
+// The compactions keep x > threshold. The harness's input is uniform in [-100, 100] (int32) or
+// [-1, 1] (float), so 0 keeps about half (the paper's "50% selection") and 80 / 0.8 about a tenth.
 template <class T>
-struct KeepPositive {
-  __host__ __device__ bool operator()(T x) const { return x > T(0); }
+struct KeepAbove {
+  T threshold;
+  __host__ __device__ bool operator()(T x) const { return x > threshold; }
+};
+
+struct Selection {
+  const char* suffix;  // appended to the row names
+  const char* what;
+  int32_t int_threshold;
+  float float_threshold;
+  template <class T>
+  KeepAbove<T> pred() const {
+    if constexpr (std::is_integral_v<T>) return {static_cast<T>(int_threshold)}; else return {static_cast<T>(float_threshold)};
+  }
+};
+
+constexpr Selection kSelections[] = {
+    {"", "x > 0, about half kept", 0, 0.0f},
+    {"_10pct", "x > 80 (int32) or 0.8 (float), about a tenth kept", 80, 0.8f},
 };
 
 template <class T>
@@ -61,23 +80,30 @@ std::string first_mismatch(const std::vector<T>& want, const T* got, size_t n) {
 enum class Rejected { none, in_order, reversed };
 
 template <class T>
-Verifier<T> compaction_verifier(Rejected rejected) {
-  return [rejected](const std::vector<T>& in, const std::vector<T>& got) {
+Verifier<T> compaction_verifier(KeepAbove<T> keep, Rejected rejected) {
+  return [keep, rejected](const std::vector<T>& in, const std::vector<T>& got) {
     std::vector<T> want;
-    for (const T& x : in) if (x > T(0)) want.push_back(x);
+    for (const T& x : in) if (keep(x)) want.push_back(x);
     if (rejected == Rejected::none) return first_mismatch(want, got.data(), want.size());
     std::vector<T> rest;
-    for (const T& x : in) if (!(x > T(0))) rest.push_back(x);
+    for (const T& x : in) if (!keep(x)) rest.push_back(x);
     if (rejected == Rejected::reversed) std::reverse(rest.begin(), rest.end());
     want.insert(want.end(), rest.begin(), rest.end());
     return first_mismatch(want, got.data(), want.size());
   };
 }
 
-// The elements a select-if writes: the kept ones.
-template <class T>
-size_t kept_positive(const std::vector<T>& in) {
-  return static_cast<size_t>(std::count_if(in.begin(), in.end(), [](const T& x) { return x > T(0); }));
+void set_compaction_checks(Row& r, const Selection& sel, Rejected rejected) {
+  r.verify_int32 = compaction_verifier(sel.pred<int32_t>(), rejected);
+  r.verify_float = compaction_verifier(sel.pred<float>(), rejected);
+  // A select-if writes only the kept elements; a partition writes all n.
+  if (rejected == Rejected::none) {
+    set_written(r, [sel](const auto& in) {
+      using T = typename std::decay_t<decltype(in)>::value_type;
+      const KeepAbove<T> keep = sel.pred<T>();
+      return static_cast<size_t>(std::count_if(in.begin(), in.end(), keep));
+    });
+  }
 }
 
 // Sorted as uint32 bit patterns.
@@ -92,31 +118,38 @@ Verifier<int32_t> sort_verifier() {
   };
 }
 
-// Head flags for n elements, the same in the factory and the verifier.
-std::vector<uint8_t> bench_heads(size_t n) {
-  Rng rng(0x5e9u ^ n);
+// Head flags for n elements with the given mean segment length (each element starts a segment
+// with probability 1 / mean; mean 1 makes every element a head), the same in the factory and the
+// verifier: drawn from a seed that depends only on n and the mean.
+std::vector<uint8_t> bench_heads(size_t n, uint32_t mean) {
+  Rng rng(0x5e9u ^ n ^ (static_cast<uint64_t>(mean) << 40));
   std::vector<uint8_t> heads(n);
-  for (auto& h : heads) h = rng.uniform(0, 499) == 0 ? 1 : 0;
+  for (auto& h : heads) h = rng.uniform(0, static_cast<int>(mean) - 1) == 0 ? 1 : 0;
   if (n > 0) heads[0] = 1;
   return heads;
 }
 
 template <class T>
-Verifier<T> segmented_verifier() {
-  return [](const std::vector<T>& in, const std::vector<T>& got) -> std::string {
-    const std::vector<uint8_t> heads = bench_heads(in.size());
+Verifier<T> segmented_verifier(uint32_t mean) {
+  return [mean](const std::vector<T>& in, const std::vector<T>& got) -> std::string {
+    const std::vector<uint8_t> heads = bench_heads(in.size(), mean);
     for (size_t b = 0; b < in.size();) {
       size_t e = b + 1;
       while (e < in.size() && !heads[e]) ++e;
-      VerifyResult r;
       if constexpr (std::is_floating_point_v<T>) {
-        r = verify_float_scan(in.data() + b, got.data() + b, e - b, ScanKind::inclusive);
+        const VerifyResult r = verify_float_scan(in.data() + b, got.data() + b, e - b, ScanKind::inclusive);
+        if (!r.ok) return "segment [" + std::to_string(b) + ", " + std::to_string(e) + "): " + r.message();
       } else {
-        std::vector<T> want(e - b);
-        inclusive_scan_oracle(in.data() + b, want.data(), e - b, Plus<T>{});
-        r = verify_exact(want.data(), got.data() + b, e - b);
+        // Exact, in wrapping unsigned arithmetic; no allocation per segment (mean length 1 has n).
+        uint32_t sum = 0;
+        for (size_t i = b; i < e; ++i) {
+          sum += static_cast<uint32_t>(in[i]);
+          if (static_cast<uint32_t>(got[i]) != sum) {
+            return "segment [" + std::to_string(b) + ", " + std::to_string(e) + "): index " + std::to_string(i) +
+                   ": expected " + std::to_string(static_cast<T>(sum)) + ", got " + std::to_string(got[i]);
+          }
+        }
       }
-      if (!r.ok) return "segment [" + std::to_string(b) + ", " + std::to_string(e) + "): " + r.message();
       b = e;
     }
     return std::string();
@@ -151,107 +184,89 @@ Verifier<int32_t> sat_verifier() {
 
 // ---- chapter 08 ------------------------------------------------------------------------------
 
-void register_ch08(Registry& reg) {
+// One set of rows per selection; the CUB rows are the baselines of the chapter's rows.
+void register_ch08(Registry& reg, const Selection& sel) {
+  const std::string sfx = sel.suffix;
+  const std::string cub_select = "cub_select_if" + sfx;
+  const std::string cub_partition = "cub_partition_if" + sfx;
   {
-    Row& r = reg.add({"cub_select_if", "cub::DeviceSelect::If, x > 0 (about half kept)", Check::custom});
-    set_stateful(r, [](auto tag, size_t n) {
+    Row& r = reg.add({cub_select, std::string("cub::DeviceSelect::If, ") + sel.what, Check::custom});
+    set_stateful(r, [sel](auto tag, size_t n) {
       using T = typename decltype(tag)::type;
+      const KeepAbove<T> keep = sel.pred<T>();
       size_t bytes = 0;
       SCANLAB_CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, static_cast<const T*>(nullptr), static_cast<T*>(nullptr),
-                                               static_cast<unsigned*>(nullptr), static_cast<int64_t>(n), KeepPositive<T>{}));
+                                               static_cast<unsigned*>(nullptr), static_cast<int64_t>(n), keep));
       auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
       auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
-      return [temp, count, bytes](const T* in, T* out, size_t m, cudaStream_t s) {
+      return [temp, count, bytes, keep](const T* in, T* out, size_t m, cudaStream_t s) {
         size_t b = bytes;
-        SCANLAB_CUDA_CHECK(cub::DeviceSelect::If(temp->data(), b, in, out, count->data(), static_cast<int64_t>(m),
-                                                 KeepPositive<T>{}, s));
+        SCANLAB_CUDA_CHECK(cub::DeviceSelect::If(temp->data(), b, in, out, count->data(), static_cast<int64_t>(m), keep, s));
       };
     });
-    r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
-    r.verify_float = compaction_verifier<float>(Rejected::none);
-    set_written(r, [](const auto& in) { return kept_positive(in); });
+    set_compaction_checks(r, sel, Rejected::none);
   }
   {
-    Row& r = reg.add({"cub_partition_if", "cub::DevicePartition::If, x > 0 (rejected ones reversed)", Check::custom});
-    set_stateful(r, [](auto tag, size_t n) {
+    Row& r = reg.add({cub_partition, std::string("cub::DevicePartition::If, ") + sel.what + " (rejected ones reversed)",
+                      Check::custom});
+    set_stateful(r, [sel](auto tag, size_t n) {
       using T = typename decltype(tag)::type;
+      const KeepAbove<T> keep = sel.pred<T>();
       size_t bytes = 0;
       SCANLAB_CUDA_CHECK(cub::DevicePartition::If(nullptr, bytes, static_cast<const T*>(nullptr),
                                                   static_cast<T*>(nullptr), static_cast<unsigned*>(nullptr),
-                                                  static_cast<int64_t>(n), KeepPositive<T>{}));
+                                                  static_cast<int64_t>(n), keep));
       auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
       auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
-      return [temp, count, bytes](const T* in, T* out, size_t m, cudaStream_t s) {
+      return [temp, count, bytes, keep](const T* in, T* out, size_t m, cudaStream_t s) {
         size_t b = bytes;
-        SCANLAB_CUDA_CHECK(cub::DevicePartition::If(temp->data(), b, in, out, count->data(), static_cast<int64_t>(m),
-                                                    KeepPositive<T>{}, s));
+        SCANLAB_CUDA_CHECK(
+            cub::DevicePartition::If(temp->data(), b, in, out, count->data(), static_cast<int64_t>(m), keep, s));
       };
     });
-    r.verify_int32 = compaction_verifier<int32_t>(Rejected::reversed);
-    r.verify_float = compaction_verifier<float>(Rejected::reversed);
+    set_compaction_checks(r, sel, Rejected::reversed);
   }
-  {
-    Row& r = reg.add({"ch08_select_if_three_phase",
-                      "chapter 08: select-if x > 0: count (__syncthreads_count), scan, scatter (ballot/popc)",
-                      Check::custom});
-    r.baseline = "cub_select_if";
-    set_stateful(r, [](auto tag, size_t n) {
+  // The chapter's four compactions share one shape: a workspace, a count, a call.
+  enum class Algo { select_three_phase, select_single_pass, partition_single_pass, partition_three_phase };
+  struct Ch08Row {
+    const char* name;
+    const char* what;
+    Algo algo;
+    Rejected rejected;
+  };
+  const Ch08Row rows[] = {
+      {"ch08_select_if_three_phase", "chapter 08: select-if: count (__syncthreads_count), scan, scatter (ballot/popc)",
+       Algo::select_three_phase, Rejected::none},
+      {"ch08_select_if_single_pass", "chapter 08: select-if in one pass, the count fused into chapter 07's look-back",
+       Algo::select_single_pass, Rejected::none},
+      {"ch08_partition_if_single_pass", "chapter 08: partition in one pass (rejected ones reversed, like CUB's)",
+       Algo::partition_single_pass, Rejected::reversed},
+      {"ch08_partition_if", "chapter 08: stable partition, three phases", Algo::partition_three_phase,
+       Rejected::in_order},
+  };
+  for (const Ch08Row& row : rows) {
+    Row& r = reg.add({row.name + sfx, std::string(row.what) + ", " + sel.what, Check::custom});
+    r.baseline = row.rejected == Rejected::none ? cub_select : cub_partition;
+    const Algo algo = row.algo;
+    set_stateful(r, [sel, algo](auto tag, size_t n) {
       using T = typename decltype(tag)::type;
-      auto ws = std::make_shared<ch08::CompactionWorkspace>(n);
+      const KeepAbove<T> keep = sel.pred<T>();
       auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
-      return [ws, count](const T* in, T* out, size_t m, cudaStream_t s) {
-        ch08::select_if(in, out, count->data(), m, ch08::IsPositive<T>{}, *ws, s);
+      const bool single_pass = algo == Algo::select_single_pass || algo == Algo::partition_single_pass;
+      auto three = single_pass ? nullptr : std::make_shared<ch08::CompactionWorkspace>(n);
+      auto one = single_pass ? std::make_shared<ch08::SinglePassWorkspace>(n) : nullptr;
+      return [algo, keep, count, three, one](const T* in, T* out, size_t m, cudaStream_t s) {
+        switch (algo) {
+          case Algo::select_three_phase: ch08::select_if(in, out, count->data(), m, keep, *three, s); break;
+          case Algo::select_single_pass: ch08::select_if_single_pass(in, out, count->data(), m, keep, *one, s); break;
+          case Algo::partition_single_pass:
+            ch08::partition_if_single_pass(in, out, count->data(), m, keep, *one, s);
+            break;
+          case Algo::partition_three_phase: ch08::partition_if(in, out, count->data(), m, keep, *three, s); break;
+        }
       };
     });
-    r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
-    r.verify_float = compaction_verifier<float>(Rejected::none);
-    set_written(r, [](const auto& in) { return kept_positive(in); });
-  }
-  {
-    Row& r = reg.add({"ch08_select_if_single_pass",
-                      "chapter 08: select-if x > 0 in one pass, the count fused into chapter 07's look-back",
-                      Check::custom});
-    r.baseline = "cub_select_if";
-    set_stateful(r, [](auto tag, size_t n) {
-      using T = typename decltype(tag)::type;
-      auto ws = std::make_shared<ch08::SinglePassWorkspace>(n);
-      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
-      return [ws, count](const T* in, T* out, size_t m, cudaStream_t s) {
-        ch08::select_if_single_pass(in, out, count->data(), m, ch08::IsPositive<T>{}, *ws, s);
-      };
-    });
-    r.verify_int32 = compaction_verifier<int32_t>(Rejected::none);
-    r.verify_float = compaction_verifier<float>(Rejected::none);
-    set_written(r, [](const auto& in) { return kept_positive(in); });
-  }
-  {
-    Row& r = reg.add({"ch08_partition_if_single_pass",
-                      "chapter 08: partition x > 0 in one pass (rejected ones reversed, like CUB's)", Check::custom});
-    r.baseline = "cub_partition_if";
-    set_stateful(r, [](auto tag, size_t n) {
-      using T = typename decltype(tag)::type;
-      auto ws = std::make_shared<ch08::SinglePassWorkspace>(n);
-      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
-      return [ws, count](const T* in, T* out, size_t m, cudaStream_t s) {
-        ch08::partition_if_single_pass(in, out, count->data(), m, ch08::IsPositive<T>{}, *ws, s);
-      };
-    });
-    r.verify_int32 = compaction_verifier<int32_t>(Rejected::reversed);
-    r.verify_float = compaction_verifier<float>(Rejected::reversed);
-  }
-  {
-    Row& r = reg.add({"ch08_partition_if", "chapter 08: stable partition x > 0, three phases", Check::custom});
-    r.baseline = "cub_partition_if";
-    set_stateful(r, [](auto tag, size_t n) {
-      using T = typename decltype(tag)::type;
-      auto ws = std::make_shared<ch08::CompactionWorkspace>(n);
-      auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
-      return [ws, count](const T* in, T* out, size_t m, cudaStream_t s) {
-        ch08::partition_if(in, out, count->data(), m, ch08::IsPositive<T>{}, *ws, s);
-      };
-    });
-    r.verify_int32 = compaction_verifier<int32_t>(Rejected::in_order);
-    r.verify_float = compaction_verifier<float>(Rejected::in_order);
+    set_compaction_checks(r, sel, row.rejected);
   }
 }
 
@@ -369,14 +384,20 @@ void register_ch09(Registry& reg) {
 
 // ---- chapter 10 ------------------------------------------------------------------------------
 
-void register_ch10(Registry& reg) {
+// Mean segment lengths: 500 (the paper's reduce-by-key, rows without a suffix), then the four the
+// chapter's speed goal names: every element its own segment, a warp, a few tiles, many tiles.
+constexpr uint32_t kSegmentMeans[] = {500, 1, 32, 10000, 1000000};
+
+void register_ch10_segmented(Registry& reg, uint32_t mean) {
+  const std::string sfx = mean == 500 ? std::string() : "_seg" + std::to_string(mean);
+  const std::string segments = "segments of mean length " + std::to_string(mean);
   {
-    Row& r = reg.add({"cub_inclusive_sum_by_key",
-                      "cub::DeviceScan::InclusiveSumByKey, segments as runs of equal int32 keys (mean length 500)",
+    Row& r = reg.add({"cub_inclusive_sum_by_key" + sfx,
+                      "cub::DeviceScan::InclusiveSumByKey, " + segments + " as runs of equal int32 keys",
                       Check::custom});
-    set_stateful(r, [](auto tag, size_t n) {
+    set_stateful(r, [mean](auto tag, size_t n) {
       using T = typename decltype(tag)::type;
-      const std::vector<uint8_t> heads = bench_heads(n);
+      const std::vector<uint8_t> heads = bench_heads(n, mean);
       std::vector<int32_t> keys(n);
       int32_t id = 0;
       for (size_t i = 0; i < n; ++i) keys[i] = (id += (i > 0 && heads[i]) ? 1 : 0);
@@ -391,25 +412,29 @@ void register_ch10(Registry& reg) {
                                                               ::cuda::std::equal_to<>{}, s));
       };
     });
-    r.verify_int32 = segmented_verifier<int32_t>();
-    r.verify_float = segmented_verifier<float>();
+    r.verify_int32 = segmented_verifier<int32_t>(mean);
+    r.verify_float = segmented_verifier<float>(mean);
   }
   {
-    Row& r = reg.add({"ch10_segmented_scan",
-                      "chapter 10: segmented inclusive sum from head flags (mean length 500), lifted operator",
+    Row& r = reg.add({"ch10_segmented_scan" + sfx,
+                      "chapter 10: segmented inclusive sum from head flags, " + segments + ", lifted operator",
                       Check::custom});
-    r.baseline = "cub_inclusive_sum_by_key";
-    set_stateful(r, [](auto tag, size_t n) {
+    r.baseline = "cub_inclusive_sum_by_key" + sfx;
+    set_stateful(r, [mean](auto tag, size_t n) {
       using T = typename decltype(tag)::type;
-      auto d_heads = std::make_shared<DeviceBuffer<uint8_t>>(bench_heads(n));
+      auto d_heads = std::make_shared<DeviceBuffer<uint8_t>>(bench_heads(n, mean));
       auto ws = std::make_shared<ch10::SegmentedScanWorkspace<T>>(n);
       return [d_heads, ws](const T* in, T* out, size_t m, cudaStream_t s) {
         ch10::segmented_inclusive_scan(in, ch10::HeadFlagArray{d_heads->data()}, out, m, Plus<T>{}, *ws, s);
       };
     });
-    r.verify_int32 = segmented_verifier<int32_t>();
-    r.verify_float = segmented_verifier<float>();
+    r.verify_int32 = segmented_verifier<int32_t>(mean);
+    r.verify_float = segmented_verifier<float>(mean);
   }
+}
+
+void register_ch10(Registry& reg) {
+  for (const uint32_t mean : kSegmentMeans) register_ch10_segmented(reg, mean);
   {
     Row& r = reg.add({"ch10_summed_area_table",
                       "chapter 10: summed-area table of a w x h int32 image (n = w * h): row scans, transpose x2",
@@ -430,7 +455,7 @@ void register_ch10(Registry& reg) {
 }  // namespace
 
 void register_application_rows(Registry& reg) {
-  register_ch08(reg);
+  for (const Selection& sel : kSelections) register_ch08(reg, sel);
   register_ch09(reg);
   register_ch10(reg);
 }
