@@ -57,17 +57,80 @@ struct RowHeads {
 
 // Chapter 07's decoupled look-back scan with the lifted operator: the tiles, the ticket, the
 // look-back and the poll schedule are the single-pass library's, and nothing in them knows about
-// segments. A tile loads its values with 16-byte streaming loads, pairs each with its head flag,
-// scans the pairs (the look-back carries (value, head) pairs: a predecessor whose range holds a head
-// ends the look-back's contribution at once, because the lifted operator drops everything to its
-// left), and stores only the values. n values and n flags read, n values written: one pass.
+// segments. A tile loads its values with 16-byte streaming loads and its head flags as bits, scans
+// (value, head) pairs with the lifted operator (inside a warp, a ballot of the heads does the
+// pairs' work: warp_segmented_scan_bits), and stores only the values. The look-back carries pairs:
+// a predecessor whose range holds a head ends the look-back's contribution at once, because the
+// lifted operator drops everything to its left. n values and n flags read, n values written: one
+// pass.
 namespace single_pass = scanlab::single_pass;
 
-// 128 threads x 16 elements a tile (2048).
+// The tuning, swept on an H100 (tests/gpu/tuning/ch10_segmented_sweep.sh; the book's "Measured"
+// section has the numbers): 128 threads x 32 elements a tile (4096), chapter 07's shape, with at
+// least 5 tiles resident per SM (at most 102 registers a thread; left free, the compiler took 118
+// and only 4 fit), and chapter 08's shorter poll schedule. 128 x 16 with 8 resident came close.
 constexpr int kSegmentedThreads = 128;
-constexpr int kSegmentedItems = 16;
+constexpr int kSegmentedItems = 32;
+constexpr int kSegmentedMinBlocksPerSm = 5;
+constexpr single_pass::PollSchedule kSegmentedPolls = {2000, 500};
 template <class T>
 using SegmentedShape = single_pass::TileShape<T, kSegmentedThreads, kSegmentedItems>;
+static_assert(kSegmentedItems <= 32, "a thread's head flags are the bits of one 32-bit word");
+
+// The warp step with heads as BITS. The lifted operator would do it as it does everywhere else,
+// but then every step of the Kogge-Stone scan shuffles a (value, head) pair and applies the rule to
+// it. A warp can find its heads faster: one ballot per row gives all 32 lanes' "my run holds a
+// head" bits, so lane L knows the lane s where its segment starts (the last head at or before L),
+// and the scan of the VALUES alone is a Kogge-Stone that adds the shuffled value only while the
+// lanes it covers lie inside L's segment (lane - d >= s): one shuffle a step, as in chapter 07.
+// The pairs come back for the rows' chaining, the block and the look-back: the lifted operator
+// (Segmented<Op>, your code) combines them there.
+//
+// bits: bit j says element j of this thread (j = r * VEC + k, as in values[]) starts a segment.
+// Fills seeds (each row's exclusive prefix within the warp segment, as a pair) and returns the
+// warp's total pair.
+// --8<-- [start:warp_heads]
+template <class Shape, class Op, class T>
+__device__ __forceinline__ Flagged<T> warp_segmented_scan_bits(const T (&values)[Shape::ITEMS], unsigned bits,
+                                                               single_pass::ThreadSeeds<Shape, Flagged<T>>& seeds) {
+  using F = Flagged<T>;
+  const Segmented<Op> seg;
+  const Op op;
+  const int lane = scanlab::lane_id();
+  const unsigned lanes_below = (1u << lane) - 1u;  // lanes 0 .. lane - 1
+  T inclusive[Shape::ROWS];
+  unsigned row_heads[Shape::ROWS];  // bit l: lane l's run of this row holds a head
+  int start[Shape::ROWS];           // the last lane at or before this one whose run holds a head (0: none)
+#pragma unroll
+  for (int r = 0; r < Shape::ROWS; ++r) {  // fold each VEC-run with the lifted operator
+    F run{values[r * Shape::VEC], (bits >> (r * Shape::VEC)) & 1u};
+#pragma unroll
+    for (int k = 1; k < Shape::VEC; ++k) run = seg(run, F{values[r * Shape::VEC + k], (bits >> (r * Shape::VEC + k)) & 1u});
+    inclusive[r] = run.value;
+    row_heads[r] = __ballot_sync(scanlab::kFullWarpMask, run.head != 0u);
+    const unsigned at_or_below = row_heads[r] & (lanes_below | (1u << lane));
+    start[r] = at_or_below == 0u ? 0 : 31 - __clz(static_cast<int>(at_or_below));
+  }
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+#pragma unroll
+    for (int r = 0; r < Shape::ROWS; ++r) {
+      const T left = scanlab::warp_shuffle_up(inclusive[r], static_cast<unsigned>(d));
+      if (lane - d >= start[r]) inclusive[r] = op(left, inclusive[r]);  // lanes lane-d+1 .. lane hold no head
+    }
+  }
+  // Rows follow each other, as in the tile library's warp_segment_scan; here with pairs.
+  F rows_before = seg.identity();
+#pragma unroll
+  for (int r = 0; r < Shape::ROWS; ++r) {
+    const F lane_before{scanlab::warp_shuffle_up(inclusive[r], 1u), (row_heads[r] & lanes_below) != 0u ? 1u : 0u};
+    const F row_total{scanlab::warp_shuffle(inclusive[r], 31), row_heads[r] != 0u ? 1u : 0u};
+    seeds.row[r] = lane == 0 ? rows_before : seg(rows_before, lane_before);
+    rows_before = seg(rows_before, row_total);
+  }
+  return rows_before;
+}
+// --8<-- [end:warp_heads]
 
 // A pair of a value of at most 32 bits and its head bit fits beside the status in ONE 64-bit word,
 // as chapter 07's fused descriptors: bits 0-31 the value, bit 32 the head, bits 33 and up the status.
@@ -98,11 +161,28 @@ using FlaggedDescriptors =
     std::conditional_t<sizeof(T) <= 4, FusedFlaggedDescriptors<T>,
                        single_pass::TileDescriptors<Flagged<T>, single_pass::Descriptors::fenced>>;
 
+// A tile's head flags, one byte each: word r of a thread holds the 4 flags of its row-r run (the
+// 4 bytes at tile offset Shape::offset(warp, lane, r, 0); the host checked the array's alignment,
+// and tiles start at multiples of TILE_ITEMS). All ROWS loads go out before any word is used, like
+// the values' loads: measured on an H100 at 2^28 (128 x 16 tiles, min 8 blocks), with each row's
+// load next to the code that decodes it the compiler issued them one after another and the scan
+// took 1.18 ms; so, 0.99 ms. (Reading the warp's flags with 16-byte loads into shared memory
+// first measured the same.)
+template <class Shape>
+__device__ __forceinline__ void load_flag_words(const std::uint8_t* tile_flags, unsigned (&words)[Shape::ROWS]) {
+  const int warp = scanlab::warp_id();
+  const int lane = scanlab::lane_id();
+#pragma unroll
+  for (int r = 0; r < Shape::ROWS; ++r) {
+    words[r] = __ldcs(reinterpret_cast<const unsigned*>(tile_flags + Shape::offset(warp, lane, r, 0)));
+  }
+}
+
 // INCLUSIVE: out[i] = the value of the lifted inclusive prefix. Exclusive: `store(i, prefix)` with the
 // lifted exclusive prefix (ExclusiveValueStore, which knows where segments start).
 // --8<-- [start:single_pass_kernel]
 template <class Shape, bool INCLUSIVE, class T, class Op, class Heads, class ExclusiveStore>
-__global__ void __launch_bounds__(Shape::BLOCK_THREADS)
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, kSegmentedMinBlocksPerSm)
     segmented_scan_single_pass_kernel(const T* in, T* out, std::size_t n, Heads heads, ExclusiveStore store,
                                       FlaggedDescriptors<T> descriptors, unsigned* ticket, bool vectorized,
                                       single_pass::PollSchedule polls) {
@@ -121,31 +201,30 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS)
   T values[Shape::ITEMS];
   if (valid == Shape::TILE_ITEMS) single_pass::load_full_tile<Shape>(in + start, values, vectorized);
   else single_pass::load_partial_tile<Shape>(in + start, values, valid, Op::identity());
-  // Each value with its head flag. From a flag array, a run's 4 flags are 4 consecutive bytes: one
-  // 4-byte streaming load per row (the host checked the array's alignment; tiles start at multiples
-  // of TILE_ITEMS). Measured on an H100: 1.36 ms with one byte load per element at 2^28, 1.01 ms so.
+  // Each value's head flag, as bit j of one word. From a flag array, a run's 4 flags are 4
+  // consecutive bytes, one word per row of the thread (the host checked the array's alignment;
+  // tiles start at multiples of TILE_ITEMS).
   constexpr bool kFlagWords = std::is_same_v<Heads, HeadFlagArray> && Shape::VEC == 4;
   const bool flag_words = kFlagWords && valid == Shape::TILE_ITEMS && vectorized;
-  F items[Shape::ITEMS];
+  unsigned words[Shape::ROWS] = {};
+  if constexpr (kFlagWords) {
+    if (flag_words) load_flag_words<Shape>(heads.flags + start, words);
+  }
+  unsigned bits = 0;
 #pragma unroll
   for (int r = 0; r < Shape::ROWS; ++r) {
-    unsigned run = 0;
-    if constexpr (kFlagWords) {
-      if (flag_words) run = __ldcs(reinterpret_cast<const unsigned*>(heads.flags + start + Shape::offset(warp, lane, r, 0)));
-    }
 #pragma unroll
     for (int k = 0; k < Shape::VEC; ++k) {
       const int i = Shape::offset(warp, lane, r, k);
-      const int j = r * Shape::VEC + k;
-      const unsigned head = flag_words ? ((run >> (8 * k)) & 0xffu) != 0u
+      const unsigned head = flag_words ? ((words[r] >> (8 * k)) & 0xffu) != 0u
                             : i < valid ? heads(start + static_cast<std::size_t>(i))
                                         : 0u;
-      items[j] = F{values[j], head};
+      bits |= head << (r * Shape::VEC + k);
     }
   }
 
   single_pass::ThreadSeeds<Shape, F> seeds;
-  const F warp_total = single_pass::warp_segment_scan<Shape>(items, seeds, seg);
+  const F warp_total = warp_segmented_scan_bits<Shape, Op>(values, bits, seeds);
   F warp_prefix;
   const F aggregate = single_pass::block_aggregate_and_warp_prefix<Shape>(warp_total, warp_totals, seg, warp_prefix);
   if (warp == 0) {
@@ -154,22 +233,29 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS)
     if (lane == 0) tile_prefix = before;
   }
   __syncthreads();
-  single_pass::scan_thread_runs<INCLUSIVE, Shape>(items, seeds, seg(tile_prefix, warp_prefix), seg);
 
-  if constexpr (INCLUSIVE) {
+  // Each run again, seeded with everything before it, element by element with the lifted operator.
+  const F before = seg(tile_prefix, warp_prefix);
 #pragma unroll
-    for (int j = 0; j < Shape::ITEMS; ++j) values[j] = items[j].value;
-    if (valid == Shape::TILE_ITEMS) single_pass::store_full_tile<Shape>(out + start, values, vectorized);
-    else single_pass::store_partial_tile<Shape>(out + start, values, valid);
-  } else {
+  for (int r = 0; r < Shape::ROWS; ++r) {
+    F running = seg(before, seeds.row[r]);
 #pragma unroll
-    for (int r = 0; r < Shape::ROWS; ++r) {
-#pragma unroll
-      for (int k = 0; k < Shape::VEC; ++k) {
+    for (int k = 0; k < Shape::VEC; ++k) {
+      const int j = r * Shape::VEC + k;
+      const F x{values[j], (bits >> j) & 1u};
+      if constexpr (INCLUSIVE) {
+        running = seg(running, x);
+        values[j] = running.value;
+      } else {
         const int i = Shape::offset(warp, lane, r, k);
-        if (i < valid) store(start + static_cast<std::size_t>(i), items[r * Shape::VEC + k]);
+        if (i < valid) store(start + static_cast<std::size_t>(i), running);
+        running = seg(running, x);
       }
     }
+  }
+  if constexpr (INCLUSIVE) {
+    if (valid == Shape::TILE_ITEMS) single_pass::store_full_tile<Shape>(out + start, values, vectorized);
+    else single_pass::store_partial_tile<Shape>(out + start, values, valid);
   }
 }
 // --8<-- [end:single_pass_kernel]
@@ -242,7 +328,7 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
   static const std::size_t resident = scanlab::resident_blocks(
       segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>, kSegmentedThreads);
-  const single_pass::PollSchedule polls = single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident);
+  const single_pass::PollSchedule polls = single_pass::polls_for_grid(kSegmentedPolls, tiles, resident);
   // 16-byte loads and stores of values, and 4-byte loads of a flag array: all or none.
   bool vectorized = single_pass::aligned16(d_in) && single_pass::aligned16(d_out);
   if constexpr (std::is_same_v<Heads, HeadFlagArray>) {
