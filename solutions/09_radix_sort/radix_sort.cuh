@@ -59,35 +59,17 @@ __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
 }
 // --8<-- [end:block_split]
 
-// --8<-- [start:scatter_kernel]
+// --8<-- [start:scatter_destination]
 // The key's rank among its digit in the sorted tile (p - digit_start[d]) plus the keys of digit d
 // before this tile and of all smaller digits: the digit-major scan, entry d * tiles + tile.
-template <bool kPairs>
-__global__ void tile_sort_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                                         const std::uint32_t* values_in, std::uint32_t* values_out,
-                                         std::size_t n, int shift, const unsigned* digit_offsets,
-                                         std::size_t tiles) {
-  __shared__ LocalSortStorage s;
-  const int valid = load_sort_tile<kPairs>(keys_in, values_in, n, s);
-  int src = 0;
-  for (int b = 0; b < kDigitBits; ++b) {
-    block_split_by_bit<kPairs>(s, src, shift + b);
-    src = 1 - src;
-  }
-  find_digit_starts(s, src, shift);
-  for (int r = 0; r < kSortItems; ++r) {
-    const int p = r * kSortThreads + static_cast<int>(threadIdx.x);
-    if (p >= valid) continue;  // the padding keys are the last ones of the sorted tile
-    const std::uint32_t key = s.keys[src][p];
-    const unsigned d = digit_of(key, shift);
-    // BEGIN TODO
-    const std::size_t dest = static_cast<std::size_t>(digit_offsets[d * tiles + blockIdx.x]) +
-                             static_cast<std::size_t>(p - static_cast<int>(s.digit_start[d]));
-    // END TODO
-    keys_out[dest] = key;
-    if (kPairs) values_out[dest] = s.values[src][p];
-  }
+__device__ inline std::size_t scatter_destination(const unsigned* digit_offsets, std::size_t tiles,
+                                                  std::size_t tile, unsigned d, int p,
+                                                  const LocalSortStorage& s) {
+  // BEGIN TODO
+  return static_cast<std::size_t>(digit_offsets[d * tiles + tile]) +
+         static_cast<std::size_t>(p - static_cast<int>(s.digit_start[d]));
+  // END TODO
 }
-// --8<-- [end:scatter_kernel]
+// --8<-- [end:scatter_destination]
 
 }  // namespace ch09
