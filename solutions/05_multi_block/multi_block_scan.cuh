@@ -18,7 +18,7 @@ namespace ch05 {
 // --8<-- [start:scan_tiles_kernel]
 // load_tile pads the tile past n with the identity, so the block scan needs no bounds. The load
 // and the store share shared memory: the scan's own barrier separates them, and a one-warp scan,
-// which has none, gets one. Every thread holds the total; thread 0 publishes it.
+// which has none, gets one. Thread 0 publishes the tile's total.
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
     scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile,
