@@ -1,6 +1,7 @@
 // Chapter 09, given: the host side of both radix sorts (the workspace, the passes, the launches and
-// their checks), the flags the split scans and the tile digit histograms. Your code, the split's
-// scatter, the block-wide split and the scatter of a sorted tile, is in radix_sort.cuh
+// their checks), the flags the split scans, the tile digit histograms and the kernel that sorts and
+// scatters a tile. Your code, the split's scatter, the block-wide split and a sorted key's global
+// position, is in radix_sort.cuh
 // (exercises/09_radix_sort/, or solutions/ for the reference build); nothing here needs changing.
 //
 //   split_by_bit, radix_sort_split      per bit: a device-wide exclusive scan of the flags
@@ -55,6 +56,35 @@ __global__ void tile_digit_histogram_kernel(const std::uint32_t* keys, std::size
   __syncthreads();
   if (threadIdx.x < kDigits) table[threadIdx.x * tiles + blockIdx.x] = counts[threadIdx.x];
 }
+
+// One digit pass: tile b loads its keys, sorts them locally by the digit at `shift` with kDigitBits
+// block-wide splits (your block_split_by_bit), and writes each key of the sorted tile to its global
+// position (your scatter_destination). Consecutive threads write consecutive keys of the sorted
+// tile: mostly runs of consecutive addresses, one per digit.
+// --8<-- [start:tile_sort_scatter_kernel]
+template <bool kPairs>
+__global__ void tile_sort_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
+                                         const std::uint32_t* values_in, std::uint32_t* values_out,
+                                         std::size_t n, int shift, const unsigned* digit_offsets,
+                                         std::size_t tiles) {
+  __shared__ LocalSortStorage s;
+  const int valid = load_sort_tile<kPairs>(keys_in, values_in, n, s);
+  int src = 0;
+  for (int b = 0; b < kDigitBits; ++b) {
+    block_split_by_bit<kPairs>(s, src, shift + b);
+    src = 1 - src;
+  }
+  find_digit_starts(s, src, shift);
+  for (int r = 0; r < kSortItems; ++r) {
+    const int p = r * kSortThreads + static_cast<int>(threadIdx.x);
+    if (p >= valid) continue;  // the padding keys are the last ones of the sorted tile
+    const std::uint32_t key = s.keys[src][p];
+    const std::size_t dest = scatter_destination(digit_offsets, tiles, blockIdx.x, digit_of(key, shift), p, s);
+    keys_out[dest] = key;
+    if (kPairs) values_out[dest] = s.values[src][p];
+  }
+}
+// --8<-- [end:tile_sort_scatter_kernel]
 
 // ---------------------------------------------------------------------------------------------
 // Host side

@@ -28,19 +28,15 @@
 
 #include <scanlab/single_pass/protocol.cuh>  // load_volatile, store_volatile, TileOrder
 
+#include "chain_state.cuh"  // given: ChainState
+
 namespace ch06 {
 
 namespace single_pass = scanlab::single_pass;
 using single_pass::TileOrder;  // ticket (atomic counter) or block_index (blockIdx.x)
 
-// What the tiles publish. flags[t] = 0 until tile t's inclusive prefix is in inclusive[t], then 1.
-// ticket = the next tile number. All zero before a launch.
-template <class T>
-struct ChainState {
-  unsigned* flags;
-  T* inclusive;
-  unsigned* ticket;
-};
+// ChainState<T> {flags, inclusive, ticket} is given in chapters/06_chained_scan/chain_state.cuh:
+// flags[t] becomes 1 once tile t's inclusive prefix is in inclusive[t]; all zero before a launch.
 
 // This block's tile number, in every thread: with TileOrder::ticket, the number of blocks that took
 // one before this block (from *ticket, shared by the whole grid); with TileOrder::block_index,

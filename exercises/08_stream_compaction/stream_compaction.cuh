@@ -26,21 +26,14 @@
 
 #include <scanlab/warp_scan.cuh>  // kWarpThreads, kFullWarpMask, lanes_below_mask
 
+#include "compaction_tile.cuh"  // given: the tile's constants, ScatterStorage
+
 namespace ch08 {
 
 // A tile is kCompactRounds rounds of one element per thread: round r covers kCompactThreads
-// consecutive elements, so loads and stores of a warp are coalesced and a tile's output keeps the
-// input order (round by round, warp by warp, lane by lane).
-constexpr int kCompactThreads = 512;
-constexpr int kCompactWarps = kCompactThreads / scanlab::kWarpThreads;
-constexpr int kCompactRounds = 8;
-constexpr std::size_t kCompactTile = static_cast<std::size_t>(kCompactThreads) * kCompactRounds;
-// A warp keeps 0..32 elements: 33 values, so a warp total needs 6 bits (32 = 0b100000), one more
-// than log2(32).
-constexpr int kWarpTotalBits = 6;
-// Fewer warps than lanes: lane kCompactWarps of the warp-offset scan (a warp that does not exist,
-// total 0) then receives the sum of all warp totals, the round's total.
-static_assert(kCompactWarps < scanlab::kWarpThreads, "the warp-offset scan needs fewer warps than lanes");
+// consecutive elements (tile t, round r, thread x: element t * kCompactTile + r * kCompactThreads + x).
+// These constants, kWarpTotalBits and ScatterStorage are given in
+// chapters/08_stream_compaction/compaction_tile.cuh.
 
 // Exclusive scan of warp totals by bit slices. Called by all 32 lanes of one warp; lane w holds the
 // total of warp w (0..32; 0 in lanes with no warp). Returns the sum of the totals of the lanes
@@ -84,12 +77,6 @@ __global__ void compact_count_kernel(const T* in, std::size_t n, std::size_t fir
   // END TODO
 }
 // --8<-- [end:count_kernel]
-
-// Shared memory of one scatter round.
-struct ScatterStorage {
-  unsigned warp_totals[kCompactWarps];
-  unsigned warp_offsets[scanlab::kWarpThreads];
-};
 
 // One round of the scatter, for every thread of the block: x is element i, `keep` its flag,
 // `running` the number of kept elements before the round. A kept x goes to out[before], where

@@ -14,10 +14,11 @@
 // LSD radix sort is correct only because every pass is STABLE: keys with equal digits keep the
 // order the earlier passes gave them. The grading tests check positions, not only order.
 //
-// Your code is here: the split's scatter, the block-wide split of the local sort and the scatter of
-// a sorted tile. Given: the tile's shape and shared memory (chapters/09_radix_sort/
-// radix_sort_tile.cuh), and the histograms, the scans and the host functions (radix_sort_keys,
-// radix_sort_pairs, radix_sort_split, split_by_bit) in chapters/09_radix_sort/radix_sort_dispatch.cuh.
+// Your code is here: the split's scatter, the block-wide split of the local sort and the global
+// position of a key of a sorted tile. Given: the tile's shape and shared memory
+// (chapters/09_radix_sort/radix_sort_tile.cuh), and the histograms, the scans, the kernel that sorts
+// and scatters a tile and the host functions (radix_sort_keys, radix_sort_pairs, radix_sort_split,
+// split_by_bit) in chapters/09_radix_sort/radix_sort_dispatch.cuh.
 #pragma once
 
 #include <cstddef>
@@ -82,42 +83,26 @@ __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
 }
 // --8<-- [end:block_split]
 
-// One pass: tile b loads its keys, sorts them locally by the digit at `shift` with kDigitBits
-// splits, and writes each key to
-//   digit_offsets[d * tiles + b]  (keys of digit d in all earlier tiles, plus all smaller digits)
+// The global position of the key at sorted local position p of tile `tile`, whose digit is d:
+//   digit_offsets[d * tiles + tile]  (keys of digit d in all earlier tiles, plus all smaller digits)
 //   + its rank among the tile's keys of digit d (its local position - where digit d starts).
-// --8<-- [start:scatter_kernel]
-template <bool kPairs>
-__global__ void tile_sort_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                                         const std::uint32_t* values_in, std::uint32_t* values_out,
-                                         std::size_t n, int shift, const unsigned* digit_offsets,
-                                         std::size_t tiles) {
-  __shared__ LocalSortStorage s;
-  const int valid = load_sort_tile<kPairs>(keys_in, values_in, n, s);
-  int src = 0;
-  for (int b = 0; b < kDigitBits; ++b) {
-    block_split_by_bit<kPairs>(s, src, shift + b);
-    src = 1 - src;
-  }
-  find_digit_starts(s, src, shift);
-  for (int r = 0; r < kSortItems; ++r) {
-    const int p = r * kSortThreads + static_cast<int>(threadIdx.x);
-    if (p >= valid) continue;  // the padding keys are the last ones of the sorted tile
-    const std::uint32_t key = s.keys[src][p];
-    const unsigned d = digit_of(key, shift);
-    // BEGIN TODO
-    // TODO(student): dest = the global position of the key at sorted local position p, digit d.
-    //   digit_offsets holds the exclusive scan of the digit-major table (entry d * tiles + tile);
-    //   s.digit_start[d] is where digit d starts in the sorted tile.
-    (void)digit_offsets;
-    (void)tiles;
-    (void)d;
-    const std::size_t dest = static_cast<std::size_t>(blockIdx.x) * kSortTile + p;  // wrong on purpose: replace
-    // END TODO
-    keys_out[dest] = key;
-    if (kPairs) values_out[dest] = s.values[src][p];
-  }
+// Called by the given tile_sort_scatter_kernel (chapters/09_radix_sort/radix_sort_dispatch.cuh),
+// which sorts the tile in s by the digit, then writes every key of it to this position.
+// --8<-- [start:scatter_destination]
+__device__ inline std::size_t scatter_destination(const unsigned* digit_offsets, std::size_t tiles,
+                                                  std::size_t tile, unsigned d, int p,
+                                                  const LocalSortStorage& s) {
+  // BEGIN TODO
+  // TODO(student): the global position described above. digit_offsets holds the exclusive scan of
+  //   the digit-major table (entry d * tiles + tile); s.digit_start[d] is where digit d starts in
+  //   the sorted tile. Add in std::size_t.
+  (void)digit_offsets;
+  (void)tiles;
+  (void)d;
+  (void)s;
+  return tile * kSortTile + static_cast<std::size_t>(p);  // wrong on purpose: replace
+  // END TODO
 }
-// --8<-- [end:scatter_kernel]
+// --8<-- [end:scatter_destination]
 
 }  // namespace ch09

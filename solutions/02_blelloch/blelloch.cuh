@@ -1,25 +1,5 @@
-// Chapter 02: the work-efficient (Blelloch) scan of one tile in shared memory.
-//
-// Builds on Blelloch (1990) as presented for GPUs in GPU Gems 3, ch. 39, section 39.2.2
-// (Algorithms 3 and 4, Listing 39-2), and on the worked 8-element example of the scan article
-// ("Visualizing Blelloch for 8 elements"). The tile is a balanced binary tree laid over a
-// shared array of m = 2^k elements, two per thread:
-//   up-sweep (reduce): at level 1, 2, ..., k every node stores op(left child, right child) in the
-//     slot of its right child; the root (the last slot) ends up holding the whole tile's total;
-//   down-sweep: the root is set to the identity; then level by level every node passes its value
-//     to its left child and op(its value, the left child's old value) to its right child.
-// Afterwards slot i holds the exclusive prefix of element i. 2(m-1) operator applications and m-1
-// swaps: O(m) work, like the sequential loop (chapter 01's scan does O(m log m)), in 2 log2(m)
-// barrier-separated levels.
-//
-// Op is a monoid from <scanlab/monoid.hpp> and need not be commutative: the left subtree's value is
-// always the LEFT operand, and in the down-sweep the prefix coming from above is the left operand.
-//
-// Tracing: a traced build (-DSCANLAB_TRACE, see <scanlab/trace.hpp>) records the shared array
-// wherever a SCANLAB_TRACE_* line stands. In every other build those lines are empty.
-//
-// This file holds the code you write. The launch wrappers (tile size, threads, shared memory,
-// argument checks) are given in chapters/02_blelloch/blelloch_dispatch.cuh.
+// Chapter 02, reference solution of exercises/02_blelloch/blelloch.cuh: read that file for the
+// teaching notes and the hints. The comments here say why the answers are written as they are.
 #pragma once
 
 #include <cstddef>
@@ -30,15 +10,10 @@
 
 namespace ch02 {
 
-// ---------------------------------------------------------------------------------------------
-// Device building block
-// ---------------------------------------------------------------------------------------------
-
-// Exclusive scan, in place, of temp[0, m) with m = 2 * blockDim.x (a power of two): afterwards
-// temp[i] = temp[0] op ... op temp[i-1] (the identity for i = 0). Every thread of the block must
-// call it; the caller's writes to temp must be complete (this function starts with a barrier at
-// each level) and it ends with a barrier, so the caller may read any slot afterwards.
 // --8<-- [start:block_shared]
+// The barrier comes at the TOP of each level (it orders the caller's writes before level 1 and each
+// level's writes before the next) and once more at the end; `active` halves on the way up and
+// doubles on the way down, so the index arithmetic is the same on both sweeps.
 template <class T, class Op>
 __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog log) {
   // BEGIN TODO
@@ -85,15 +60,9 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
 }
 // --8<-- [end:block_shared]
 
-// ---------------------------------------------------------------------------------------------
-// Kernel
-// ---------------------------------------------------------------------------------------------
-
-// Tile k is in[k*m, (k+1)*m) with m = 2 * blockDim.x; block b scans tile first_tile + b,
-// independently of every other block (one block for a single scan, many for throughput; a launch
-// covers the tiles [first_tile, first_tile + gridDim.x), see chapter 01). Thread t owns the two
-// ADJACENT elements 2t and 2t+1 of the tile; the identity fills the tile past n.
 // --8<-- [start:tiles_kernel]
+// Each thread keeps its two inputs in registers (xa, xb): the inclusive result is the exclusive
+// prefix op the element, and temp no longer holds the element after the scan.
 template <class T, class Op>
 __global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
                                            bool inclusive, Op op, scanlab::TraceLog log) {

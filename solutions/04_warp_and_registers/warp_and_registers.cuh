@@ -1,26 +1,6 @@
-// Chapter 04: warp-shuffle scans, a block scan built from warp scans, and items per thread.
-//
-// Builds on: Kogge and Stone (1973), the minimum-depth scan network, run inside a warp with
-// __shfl_up_sync (Merrill and Garland, NVR-2016-002, section 3: warp-synchronous Kogge-Stone scans
-// are the GPU's usual innermost building block); the block scan from warp scans of CUB's
-// BLOCK_SCAN_WARP_SCANS; and GPU Gems 3, ch. 39.2.5: each thread scans several elements
-// sequentially in registers, so that only one value per thread takes part in the parallel scan
-// (Brent's theorem).
-//
-// Your code: the four device functions below, from the innermost out:
-//   warp   32 values, one per lane:                     5 steps, 129 combines (sequential: 31)
-//   block  one value per thread, P threads:              warp scans, warp totals through shared
-//          memory, one warp scans them: ~4P + 129 combines, 2 barriers
-//   items  I values per thread, P threads, tile N = P*I: sequential fold, the block scan of the P
-//          thread totals, sequential rescan: ~2N + 4P combines, depth ~2I + 11, 2 barriers
-// Given, in chapters/04_warp_and_registers/warp_and_registers_dispatch.cuh: the kernels that scan
-// independent tiles with them (16-byte loads) and their launch wrappers.
-//
-// Op is a monoid from <scanlab/monoid.hpp>; it need not be commutative: the value from further
-// left is always the LEFT operand. Blocks are 1-D with a multiple of 32 threads.
-//
-// The same constructions, with CUB-style TempStorage and prefix callbacks for multi-block scans,
-// live in common/include/scanlab/{warp_scan,block_scan}.cuh; chapter 05 onwards uses those.
+// Chapter 04, reference solution of exercises/04_warp_and_registers/warp_and_registers.cuh: read
+// that file for the teaching notes and the hints. The comments here say why the answers are written
+// as they are.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,9 +12,9 @@ namespace ch04 {
 constexpr int kWarp = 32;
 constexpr int kMaxWarps = 32;  // 1024 threads
 
-// Inclusive scan across the 32 lanes of a warp: lane i returns x_0 op ... op x_i, with
-// log2(32) = 5 shuffle steps (Kogge-Stone). Every lane of the warp must call it.
 // --8<-- [start:warp_inclusive]
+// Every lane shuffles at every step, also the lanes below d that combine nothing: a shuffle reads
+// from all 32 lanes. The value from d lanes below is the LEFT operand.
 template <class T, class Op>
 __device__ T warp_kogge_stone_inclusive_scan(T x, Op op) {
   // BEGIN TODO
@@ -48,11 +28,9 @@ __device__ T warp_kogge_stone_inclusive_scan(T x, Op op) {
 }
 // --8<-- [end:warp_inclusive]
 
-// Exclusive scan across the warp: lane 0 returns Op::identity(), lane i > 0 returns
-// x_0 op ... op x_{i-1}; warp_total receives x_0 op ... op x_31 in every lane. Every lane must call
-// it. Built on the inclusive scan, without an inverse of op ("inclusive minus x" is wrong for max
-// and affine maps).
 // --8<-- [start:warp_exclusive]
+// The inclusive scan moved up by one lane is the exclusive one: no inverse of op is needed. Lane 31's
+// inclusive value is the warp's total, broadcast to every lane.
 template <class T, class Op>
 __device__ T warp_kogge_stone_exclusive_scan(T x, Op op, T& warp_total) {
   // BEGIN TODO
@@ -64,13 +42,11 @@ __device__ T warp_kogge_stone_exclusive_scan(T x, Op op, T& warp_total) {
 }
 // --8<-- [end:warp_exclusive]
 
-// Exclusive scan of one value per thread across the whole block, in thread order. Returns this
-// thread's exclusive prefix (the identity in thread 0); block_total receives the block's total in
-// every thread. `warp_totals` is shared memory for kMaxWarps + 1 values, free for this function to
-// use. Every thread of the block must call it. It may use at most the warp scans above and two
-// __syncthreads(), which every thread must reach; call it once per kernel (a second call would
-// overwrite warp_totals while slower threads still read them).
 // --8<-- [start:block_exclusive]
+// Barrier 1: every warp's total is in shared memory before warp 0 scans them (missing warps count as
+// the identity, so all 32 lanes of warp 0 take part). Barrier 2: the warps' prefixes and the block
+// total (slot kMaxWarps) are there before anyone reads them. Lane 0's own prefix is the identity,
+// so it takes its warp's prefix as is.
 template <class T, class Op>
 __device__ T block_exclusive_scan_from_warps(T x, T* warp_totals, Op op, T& block_total) {
   // BEGIN TODO
@@ -98,12 +74,10 @@ __device__ T block_exclusive_scan_from_warps(T x, T* warp_totals, Op op, T& bloc
 }
 // --8<-- [end:block_exclusive]
 
-// Scan of ITEMS values per thread, the block's tile in the blocked arrangement (thread t holds
-// tile items [t * ITEMS, (t + 1) * ITEMS)), in place: inclusive or exclusive. block_total receives
-// the tile's total in every thread. Only one value per thread may go through
-// block_exclusive_scan_from_warps (once, so its rules apply); everything else is sequential work
-// in registers.
 // --8<-- [start:block_items]
+// Fold the thread's items, one block scan of the fold (the only parallel step, one value per
+// thread), then rescan the items seeded with the thread's exclusive prefix: the order of the
+// store and the combine is all that separates inclusive from exclusive.
 template <bool INCLUSIVE, int ITEMS, class T, class Op>
 __device__ void block_scan_items(T (&items)[ITEMS], T* warp_totals, Op op, T& block_total) {
   // BEGIN TODO

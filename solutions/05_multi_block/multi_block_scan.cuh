@@ -1,29 +1,6 @@
-// Chapter 05: scans of any length across many thread blocks.
-//
-// Builds on: GPU Gems 3, ch. 39.2.4 (Harris, Sengupta, Owens), after Blelloch (1990): scan every
-// tile in its own block, write each tile's total to an array of block sums, scan that array (the
-// same algorithm, recursively, until it fits one tile) and add each tile's scanned block sum to all
-// of its elements: SCAN-THEN-PROPAGATE. And Merrill and Garland (NVR-2016-002, section 2) and
-// Merrill and Grimshaw (2009): REDUCE-THEN-SCAN, which reads the input twice instead of writing
-// and re-reading the output: each block first only reduces its range of tiles, one block scans
-// those few totals (the spine), and each block then scans its range again, seeded with its spine
-// prefix. Tiles are scanned with scanlab's BlockScan (chapter 04's construction: items per thread,
-// warp scans), loaded through BlockLoad/BlockStore (16-byte vectors, a padded shared-memory
-// transpose).
-//
-// Your code: the kernels below, the device side of both algorithms:
-//   scan-then-propagate  scan_tiles_kernel (phase 1), uniform_add_kernel (phase 3)
-//   reduce-then-scan     reduce_ranges_kernel (phase 1), scan_ranges_kernel (phase 3)
-// Given, in chapters/05_multi_block/: tiles.cuh (TilePolicy, detail::load_tile) and
-// multi_block_scan_dispatch.cuh (the spine kernel, the recursion over the block sums, the grid
-// sizes, scratch memory and the launches).
-//
-// Types: the input may be narrower than the result (int32 in, int64 sums: In != Op::value_type);
-// every element is converted when loaded. Positions and counts are 64-bit (std::size_t) everywhere,
-// so n > 2^31 works; in-place (out == in) works when In is the result type.
-//
-// Op is a monoid from <scanlab/monoid.hpp>; it need not be commutative: whatever lies further left
-// (a tile's prefix, a block's spine value) is always the LEFT operand.
+// Chapter 05, reference solution of exercises/05_multi_block/multi_block_scan.cuh: read that file
+// for the teaching notes and the hints. The comments here say why the answers are written as they
+// are.
 #pragma once
 
 #include <cstddef>
@@ -38,12 +15,10 @@
 
 namespace ch05 {
 
-// Scan-then-propagate, phase 1: block b scans tile t = first_tile + b of in[0, n) on its own
-// (inclusive or exclusive) into the same place of out and writes the tile's total to tile_sums[t];
-// nothing else. (A launch covers the tiles [first_tile, first_tile + gridDim.x): a grid holds at
-// most 2^31 - 1 blocks, and the grading runs only the last tiles of arrays past 2^31 elements.)
-// load, scan and store are block-wide operations: every thread calls them.
 // --8<-- [start:scan_tiles_kernel]
+// load_tile pads the tile past n with the identity, so the block scan needs no bounds. The load
+// and the store share shared memory: the scan's own barrier separates them, and a one-warp scan,
+// which has none, gets one. Thread 0 publishes the tile's total.
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
     scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile,
@@ -53,8 +28,6 @@ __global__ void __launch_bounds__(Policy::kThreads)
   using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
-  // The load's and the store's shared memory overlap: a barrier must come between the load and the
-  // store. The block scan has its own, except with a single warp (Scan::kWarps == 1).
   __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
   __shared__ typename Scan::TempStorage scan_temp;
 
@@ -82,12 +55,9 @@ __global__ void __launch_bounds__(Policy::kThreads)
 }
 // --8<-- [end:scan_tiles_kernel]
 
-// Scan-then-propagate, phase 3: block b adds prefixes[t] (the scanned block sum of tile
-// t = first_tile + b: everything left of that tile) on the LEFT of every element of tile t that
-// lies inside [0, n). Tile 0 has nothing on its left: the launch starts at first_tile >= 1. One
-// read and one write per element; the block's accesses should be coalesced (neighbouring threads,
-// neighbouring elements).
 // --8<-- [start:uniform_add_kernel]
+// Striped indices (k * kThreads + thread): in each iteration the block's threads touch
+// consecutive elements. The tile's prefix is the LEFT operand.
 template <class Policy, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
     uniform_add_kernel(typename Op::value_type* out, std::size_t n, std::size_t first_tile,
@@ -111,17 +81,9 @@ __global__ void __launch_bounds__(Policy::kThreads)
 }
 // --8<-- [end:uniform_add_kernel]
 
-// ---------------------------------------------------------------------------------------------
-// Reduce-then-scan
-// ---------------------------------------------------------------------------------------------
-
-// Reduce-then-scan, phase 1 (reduce): block b of the launch is block `block` = first_block + b of
-// the scan (the dispatch launches them all, from first_block = 0; the grading runs only the last
-// blocks of arrays past 2^31 elements). It owns tiles [first, last) =
-// [block * tiles_per_block, (block + 1) * tiles_per_block) (the last block fewer) and writes the
-// total of its range, in order, to partials[block]. Reads only. Every thread of the block takes
-// part in every load and reduce (BlockReduce::reduce returns the tile's total to every thread).
 // --8<-- [start:reduce_kernel]
+// A reduction per tile, folded left to right into range_total. The two reduce storages alternate
+// with the tile's parity, so that the next tile's warp totals never overwrite ones still being read.
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
     reduce_ranges_kernel(const In* in, std::size_t n, std::size_t tiles_per_block, std::size_t first_block,
@@ -130,8 +92,6 @@ __global__ void __launch_bounds__(Policy::kThreads)
   using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Reduce = scanlab::BlockReduce<Acc, Policy::kThreads, Policy::kItems>;
   __shared__ typename Load::TempStorage load_temp;
-  // Two, used alternately: a tile's warp totals are still being read while faster threads already
-  // write the next tile's.
   __shared__ typename Reduce::TempStorage reduce_temp[2];
 
   const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
@@ -154,13 +114,11 @@ __global__ void __launch_bounds__(Policy::kThreads)
 }
 // --8<-- [end:reduce_kernel]
 
-// Reduce-then-scan, phase 3 (scan): block `block` (= first_block + b, as in phase 1) scans its
-// tiles [first, last) of in into out, in order (inclusive or exclusive), each tile's results
-// prefixed on the LEFT by everything left of that tile: partials[block] (the spine's exclusive
-// prefix of the block's range) combined with the totals of the block's earlier tiles. The
-// prefixed scans of BlockScan take that prefix from a callback (scanlab::RunningBlockPrefix
-// carries a running total).
 // --8<-- [start:scan_ranges_kernel]
+// RunningBlockPrefix starts at the spine's prefix partials[block] and adds each tile's total when
+// the scan asks it for the tile's prefix, so every tile is seeded with everything left of it. The
+// barrier at the top of each later tile: no thread loads the next tile into the shared memory that
+// slower threads still store the previous one from.
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
     scan_ranges_kernel(const In* in, typename Op::value_type* out, std::size_t n, bool inclusive,
@@ -170,9 +128,6 @@ __global__ void __launch_bounds__(Policy::kThreads)
   using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
-  // The load and the store share their shared memory (int32 in, int64 out would not fit twice in
-  // the 48 KiB of static shared memory). Barriers order every reuse: the scan's own between load
-  // and store (one more when a one-warp scan has none), and one at the top of each later tile.
   __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
   __shared__ typename Scan::TempStorage scan_temp;
 

@@ -1,16 +1,6 @@
-// Chapter 08: select-if and partition-if in ONE pass, the count fused into chapter 07's decoupled
-// look-back.
-//
-// Builds on Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back"
-// (NVR-2016-002), section 4.4 ("in-place compaction behavior") and 5.2: a compaction is a prefix
-// sum over keep-flags, so the look-back can carry the tiles' kept counts instead of a scan's
-// aggregates. A tile loads its elements, ranks its kept ones and packs them into shared memory;
-// then it needs one number, how many elements all earlier tiles kept, to know where its own go.
-//
-// Your code is here: that look-back. The kernel around it (the tile, the ranks, the exchange and
-// the stores) and the host side (the workspace, the launch, select_if_single_pass, its in-place form
-// and partition_if_single_pass) are given in
-// chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh.
+// Chapter 08, reference solution of exercises/08_stream_compaction/stream_compaction_single_pass.cuh:
+// read that file for the teaching notes and the hints. The comments here say why the answer is
+// written as it is.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,14 +12,13 @@
 
 namespace ch08 {
 
-// Tiles' kept counts as chapter 07's fused descriptors: {status, count} in one 64-bit word.
 using CountDescriptors =
     scanlab::single_pass::TileDescriptors<unsigned, scanlab::single_pass::Descriptors::fused>;
 
-// Called by every thread of the tile's block once the tile's kept `count` is known: publishes it
-// and leaves in `tile_prefix` (shared memory) the number of elements kept by all tiles before this
-// one. The kernel's next barrier makes it visible to every thread.
 // --8<-- [start:look_back_kept]
+// The library's look-back with counts for values: warp 0 alone publishes and looks back (the warp
+// variant returns the prefix in every lane), and lane 0 leaves it in shared memory for the kernel's
+// next barrier.
 __device__ inline void look_back_kept_count(CountDescriptors& desc, unsigned tile, unsigned count,
                                             scanlab::single_pass::PollSchedule polls, unsigned& tile_prefix) {
   // BEGIN TODO

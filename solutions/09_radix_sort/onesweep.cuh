@@ -1,19 +1,5 @@
-// Chapter 09, second half: Onesweep, one pass over the keys per 8-bit digit.
-//
-// Builds on Adinets and Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs"
-// (2022; CUB's DeviceRadixSort is Onesweep today) and on Merrill and Garland's decoupled look-back
-// (chapter 07). The digit sort of the first half needs three kernels per digit (histograms, a scan
-// of the digit table, the scatter) and reads the keys twice. Onesweep reads them once per digit:
-//   - one kernel, before the passes, counts every digit of every pass at once (the keys are read
-//     once for all the histograms), and an exclusive scan of each histogram says where each digit's
-//     keys start in the output;
-//   - then one kernel per digit: a tile ranks its keys by digit, publishes its 256 digit counts and
-//     finds, for each digit, how many keys of that digit all earlier tiles hold, with chapter 07's
-//     decoupled look-back: 256 look-backs at once, one thread per digit. Then it scatters.
-//
-// Your code is here: the descriptors the look-back reads (a tile's count of one digit and its
-// status in one 32-bit word), the ranking of a warp's keys by digit, and the look-back. The kernels
-// and the host side are given in chapters/09_radix_sort/onesweep_dispatch.cuh.
+// Chapter 09, reference solution of exercises/09_radix_sort/onesweep.cuh: read that file for the
+// teaching notes and the hints. The comments here say why the answers are written as they are.
 #pragma once
 
 #include <cstddef>
@@ -30,17 +16,6 @@
 
 namespace ch09 {
 
-// ---------------------------------------------------------------------------------------------
-// 1. The descriptors: one 32-bit word per (tile, digit)
-// ---------------------------------------------------------------------------------------------
-
-// Tile t's count of digit d and its status (X, A or P as in chapter 07) live in ONE 32-bit word,
-// words[t * 256 + d]: the status in the top 2 bits, the count in the low 30. One aligned 32-bit
-// store or load is single-copy atomic, so, as with chapter 07's fused descriptors, a reader sees
-// the whole old word or the whole new one and no fence is needed. 256 counters per tile at 4 bytes
-// each are 1 KiB per tile; 30 bits hold counts below 2^30, so the host sorts at most 2^28 keys per
-// launch (a "portion"; CUB does the same).
-// The look-back of scanlab/single_pass/lookback.cuh reads any descriptor with this publish/read.
 constexpr unsigned kCountBits = 30;
 constexpr unsigned kCountMask = (1u << kCountBits) - 1u;
 
@@ -49,6 +24,8 @@ struct DigitCountDescriptors {
   unsigned digit;   // the digit this thread publishes and looks back for
 
   // --8<-- [start:digit_descriptors]
+  // The status and the count share one aligned 32-bit word, written and read with one volatile
+  // access each: single-copy atomic, so neither needs a fence.
   __device__ void publish(unsigned tile, scanlab::single_pass::Status status, unsigned count) {
     // BEGIN TODO
     const unsigned word = (static_cast<unsigned>(status) << kCountBits) | count;
@@ -67,26 +44,10 @@ struct DigitCountDescriptors {
   // --8<-- [end:digit_descriptors]
 };
 
-// ---------------------------------------------------------------------------------------------
-// 2. Ranking a warp's keys by digit
-// ---------------------------------------------------------------------------------------------
-
-// Called by all 32 lanes of a warp, once per item j, in order (the warp's keys j x 32 + lane).
-// warp_counts[d] (the warp's 256 counters in shared memory, which only this warp touches) is where
-// the warp's next key of digit d goes in the sorted tile: the kernel set it to where digit d starts
-// in the tile plus the keys of digit d in the earlier warps. Returns this lane's key's place: the
-// counter of its digit plus the keys of the same digit in the lower lanes of this item; and
-// advances each counter past this item's keys of its digit. So the keys of one digit keep their
-// input order: the sort is stable. A lane past the end of the input has digit kNoDigit: it takes
-// part in no count, and its result is not used.
-//
-// The lanes with the same digit ("peers") meet in warp_match[digit] (256 words of the warp, zero
-// between calls): every lane sets its bit there with an atomic OR, and after a __syncwarp the word
-// holds all of them. The lowest peer, the leader, moves the counter on by the number of peers and
-// clears the word for the next item. (CUB's BlockRadixRankMatch can do the same with
-// WARP_MATCH_ATOMIC_OR, or find the peers with 8 ballots, one per bit of the digit; measured on an
-// H100, the two are about as fast here: the book's chapter 09, "Onesweep on an H100".)
 // --8<-- [start:rank_in_warp]
+// Two __syncwarp around the read of the match word: every peer's bit is in before anyone reads,
+// and every lane has read before the leader clears. Invalid lanes set no bit and read only their own
+// bit, but still reach every __syncwarp and the __shfl_sync, which need all 32 lanes.
 __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, unsigned* warp_match) {
   const bool valid = digit < kOnesweepDigits;
   const unsigned me = 1u << scanlab::lane_id();
@@ -109,15 +70,10 @@ __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, u
 }
 // --8<-- [end:rank_in_warp]
 
-// ---------------------------------------------------------------------------------------------
-// 3. The look-back, 256 at once
-// ---------------------------------------------------------------------------------------------
-
-// Called by thread d < 256 of the tile's block, after it published the tile's count of digit d
-// (A, or P for tile 0): returns how many keys of digit d all earlier tiles of this launch hold,
-// and publishes this tile's inclusive count (P). Chapter 07's serial look-back over this digit's
-// descriptors: every thread of the first 256 walks back over its own digit's column.
 // --8<-- [start:look_back_digit]
+// Tile 0 published P already (the kernel does it); every other tile takes chapter 07's serial
+// look-back over its digit's column, then publishes its inclusive count, which ends the later
+// tiles' look-backs at this tile.
 __device__ inline unsigned look_back_digit(DigitCountDescriptors desc, unsigned tile, unsigned count,
                                            scanlab::single_pass::PollSchedule polls) {
   // BEGIN TODO

@@ -1,23 +1,5 @@
-// Chapter 09: radix sort of 32-bit keys (and key-value pairs) built on scan, least significant
-// digit first, stable, multi-block.
-//
-// Builds on GPU Gems 3, ch. 39, section 39.3.3 (the split primitive: one scan of the "bit is 0"
-// flags places every key; Blelloch 1990) and on Satish, Harris and Garland, "Designing Efficient
-// Sorting Algorithms for Manycore GPUs" (IPDPS 2009): each pass sorts a tile locally by a 4-bit digit
-// with four block-wide splits, writes a digit histogram per tile, scans the histograms digit-major
-// (so that all tiles' 0s come before all 1s, tile by tile), and scatters.
-//
-// Two sorts share that structure:
-//   radix_sort_*_split   32 passes of the device-wide split (flags, scan, scatter): the idea in
-//                        its plainest form;
-//   radix_sort_keys / _pairs   8 passes of 4-bit digits with per-tile local sorts.
-// LSD radix sort is correct only because every pass is STABLE: keys with equal digits keep the
-// order the earlier passes gave them. The grading tests check positions, not only order.
-//
-// Your code is here: the split's scatter, the block-wide split of the local sort and the scatter of
-// a sorted tile. Given: the tile's shape and shared memory (chapters/09_radix_sort/
-// radix_sort_tile.cuh), and the histograms, the scans and the host functions (radix_sort_keys,
-// radix_sort_pairs, radix_sort_split, split_by_bit) in chapters/09_radix_sort/radix_sort_dispatch.cuh.
+// Chapter 09, reference solution of exercises/09_radix_sort/radix_sort.cuh: read that file for the
+// teaching notes and the hints. The comments here say why the answers are written as they are.
 #pragma once
 
 #include <cstddef>
@@ -31,14 +13,9 @@
 
 namespace ch09 {
 
-// ---------------------------------------------------------------------------------------------
-// 1. The split primitive, device-wide: a scan of flags and a scatter
-// ---------------------------------------------------------------------------------------------
-
-// f = exclusive scan of the flags "bit `bit` of key i is 0" (n + 1 values, f[n] = all false keys).
-// A false key i goes to f[i], a true key to i - f[i] + total_falses: after all the false keys, in
-// order, because i - f[i] is the number of true keys before i.
 // --8<-- [start:split_scatter]
+// f[n] is the number of false keys; a true key's place counts the true keys before it
+// (i - f[i]) after all the false ones, which keeps both sides in input order.
 template <bool kPairs>
 __global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
                                      const std::uint32_t* values_in, std::uint32_t* values_out,
@@ -56,13 +33,9 @@ __global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t
 }
 // --8<-- [end:split_scatter]
 
-// ---------------------------------------------------------------------------------------------
-// 2. Radix sort by 4-bit digits: tile histograms, a scan of them, local sort and scatter
-// ---------------------------------------------------------------------------------------------
-
-// One block-wide split of the tile in s.keys[src] (and values) by bit `bit` into s.keys[1 - src].
-// Thread t owns the kSortItems consecutive slots t * kSortItems ... . Stable on both sides.
 // --8<-- [start:block_split]
+// The device-wide formula inside the tile: f starts at the false keys before this thread's first
+// slot and grows with each false key of its own, so the thread's slots are placed in order.
 template <bool kPairs>
 __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
   const int first = static_cast<int>(threadIdx.x) * kSortItems;
@@ -86,37 +59,17 @@ __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
 }
 // --8<-- [end:block_split]
 
-// One pass: tile b loads its keys, sorts them locally by the digit at `shift` with kDigitBits
-// splits, and writes each key to
-//   digit_offsets[d * tiles + b]  (keys of digit d in all earlier tiles, plus all smaller digits)
-//   + its rank among the tile's keys of digit d (its local position - where digit d starts).
-// --8<-- [start:scatter_kernel]
-template <bool kPairs>
-__global__ void tile_sort_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                                         const std::uint32_t* values_in, std::uint32_t* values_out,
-                                         std::size_t n, int shift, const unsigned* digit_offsets,
-                                         std::size_t tiles) {
-  __shared__ LocalSortStorage s;
-  const int valid = load_sort_tile<kPairs>(keys_in, values_in, n, s);
-  int src = 0;
-  for (int b = 0; b < kDigitBits; ++b) {
-    block_split_by_bit<kPairs>(s, src, shift + b);
-    src = 1 - src;
-  }
-  find_digit_starts(s, src, shift);
-  for (int r = 0; r < kSortItems; ++r) {
-    const int p = r * kSortThreads + static_cast<int>(threadIdx.x);
-    if (p >= valid) continue;  // the padding keys are the last ones of the sorted tile
-    const std::uint32_t key = s.keys[src][p];
-    const unsigned d = digit_of(key, shift);
-    // BEGIN TODO
-    const std::size_t dest = static_cast<std::size_t>(digit_offsets[d * tiles + blockIdx.x]) +
-                             static_cast<std::size_t>(p - static_cast<int>(s.digit_start[d]));
-    // END TODO
-    keys_out[dest] = key;
-    if (kPairs) values_out[dest] = s.values[src][p];
-  }
+// --8<-- [start:scatter_destination]
+// The key's rank among its digit in the sorted tile (p - digit_start[d]) plus the keys of digit d
+// before this tile and of all smaller digits: the digit-major scan, entry d * tiles + tile.
+__device__ inline std::size_t scatter_destination(const unsigned* digit_offsets, std::size_t tiles,
+                                                  std::size_t tile, unsigned d, int p,
+                                                  const LocalSortStorage& s) {
+  // BEGIN TODO
+  return static_cast<std::size_t>(digit_offsets[d * tiles + tile]) +
+         static_cast<std::size_t>(p - static_cast<int>(s.digit_start[d]));
+  // END TODO
 }
-// --8<-- [end:scatter_kernel]
+// --8<-- [end:scatter_destination]
 
 }  // namespace ch09

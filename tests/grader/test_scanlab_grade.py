@@ -399,6 +399,17 @@ class Drift(unittest.TestCase):
         self.assertEqual(len(problems), 1)
         self.assertIn(":4 differs", problems[0])
 
+    def test_comments_and_blank_lines_may_differ(self):
+        self.assertEqual(self.compare("// teaching note\na\n\n// BEGIN TODO\n// END TODO\n  // hint\nb\n"), [])
+
+    def test_snippet_markers_must_match(self):
+        solution = "// --8<-- [start:x]\na\n// BEGIN TODO\n// END TODO\nb\n// --8<-- [end:x]\n"
+        self.assertEqual(self.compare(solution, solution), [])
+        self.assertTrue(self.compare("a\n// BEGIN TODO\n// END TODO\nb\n// --8<-- [end:x]\n", solution))
+
+    def test_trailing_comments_are_code(self):
+        self.assertTrue(self.compare("a  // note\n// BEGIN TODO\n// END TODO\nb\n"))
+
     def test_missing_or_extra_lines_are_found(self):
         self.assertTrue(self.compare("a\n// BEGIN TODO\n// END TODO\nb\nextra\n"))
         self.assertTrue(self.compare("a\n// BEGIN TODO\n// END TODO\n"))
