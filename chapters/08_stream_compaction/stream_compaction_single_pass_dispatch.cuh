@@ -190,13 +190,15 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kSinglePassMinBlocksPerS
 // --8<-- [end:single_pass_kernel]
 
 
-// The poll schedule (chapter 07, "Step 4"): a compaction tile has less work after its loads than a
-// scan tile, so its predecessors publish sooner and a shorter first sleep pays. Swept on an H100
-// (tests/gpu/tuning/ch08_single_pass_sweep.sh polls; int32, half kept, select and partition):
-// {1500, 300} and {2000, 500} were the best, within the runs' noise (about 3%) of each other and of
-// CUB or above from 2^24 to 2^28. Chapter 07's {2800, 900} took 5-6% longer on select-if (and up to
-// 4% less on partition-if); no first sleep at all took 9-25% longer.
-constexpr single_pass::PollSchedule kCompactionPolls = {2000, 500};
+// The poll schedules (chapter 07, "Step 4"). A select-if tile has less work after its loads than a
+// scan tile (it stores only what it keeps), so its predecessors publish sooner and a shorter first
+// sleep pays; a partition tile stores all of its elements, as a scan tile does, and prefers chapter
+// 07's. Swept on an H100 (tests/gpu/tuning/ch08_single_pass_sweep.sh polls; int32, half kept):
+// on select-if {1500, 300} and {2000, 500} were the best, within the runs' noise (about 3%) of each
+// other, and {2800, 900} took 5-6% longer; on partition-if {2800, 900} took 2-4% less than
+// {2000, 500}. No first sleep at all took 9-25% longer on both.
+constexpr single_pass::PollSchedule kSelectPolls = {2000, 500};
+constexpr single_pass::PollSchedule kPartitionPolls = {2800, 900};
 
 inline std::size_t single_pass_tiles(std::size_t n) { return (n + kSinglePassTile - 1) / kSinglePassTile; }
 
@@ -233,7 +235,7 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
   static const std::size_t resident =
       scanlab::resident_blocks(select_if_single_pass_kernel<Shape, kPartition, T, Pred>, Shape::BLOCK_THREADS);
-  const single_pass::PollSchedule polls = single_pass::polls_for_grid(kCompactionPolls, tiles, resident);
+  const single_pass::PollSchedule polls = single_pass::polls_for_grid(kPartition ? kPartitionPolls : kSelectPolls, tiles, resident);
   // Only the loads are vectorized; the stores go out one element per thread, densely.
   const bool vectorized = single_pass::aligned16(d_in);
   select_if_single_pass_kernel<Shape, kPartition, T, Pred><<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(

@@ -1,23 +1,6 @@
-// Chapter 10: segmented scan from head flags, and summed-area tables (row scans and a transpose)
-// with a variable-width box filter.
-//
-// Builds on Schwartz (1980) and Blelloch, "Prefix Sums and Their Applications" (1990), section
-// 1.5: a segmented scan is an ORDINARY scan over (value, head flag) pairs with the lifted operator
-//     (a, fa) (+) (b, fb) = (fb ? b : a op b,  fa | fb),
-// which is associative whenever op is. So any correct scan - across lanes, warps, tiles and blocks
-// - becomes a correct segmented scan by swapping the operator; nothing in the scan needs to know
-// about segments. (The scan article's segmented kernel applies this rule inside a warp
-// only and stops there: its result is wrong for any segment that crosses a warp.)
-//
-// Summed-area tables: GPU Gems 3, ch. 39, section 39.3.2 (Crow 1984): scan every row, transpose,
-// scan every row again, transpose back. Scanning all rows of a row-major image at once is itself a
-// segmented scan, with a head at the start of every row. A box filter then reads four corners of
-// the table per pixel, whatever the box's size, so the size can change from pixel to pixel.
-//
-// Your code is here: the lifted operator, the store of the exclusive scan and the box filter. The
-// scans that use them (chapter 07's single pass, from scanlab/single_pass/), the head-flag rules,
-// the transpose, the table and the host functions are given in
-// chapters/10_segmented_scan/segmented_scan_dispatch.cuh.
+// Chapter 10, reference solution of exercises/10_segmented_scan/segmented_scan.cuh: read that file
+// for the teaching notes and the hints. The comments here say why the answers are written as they
+// are.
 #pragma once
 
 #include <cstddef>
@@ -29,17 +12,16 @@
 
 namespace ch10 {
 
-// One element of the lifted scan: a value and whether it starts a segment (0 or 1). After the
-// scan, head says whether a segment starts anywhere in the range the pair summarises.
+// (value, head): head is 1 when a segment starts anywhere in the pair's range.
 template <class T>
 struct Flagged {
   T value;
   unsigned head;
 };
 
-// The segmented version of the monoid Op, itself a monoid over Flagged<T> (not commutative, even
-// when Op is). Identity: (Op's identity, no head).
 // --8<-- [start:segmented_op]
+// The right operand decides: a head in b's range cuts everything on its left, so a's value counts
+// only when b's range has no head. The flags OR: the combined range holds a head if either does.
 template <class Op>
 struct Segmented {
   using T = typename Op::value_type;
@@ -47,7 +29,6 @@ struct Segmented {
   SCANLAB_HD static Flagged<T> identity() { return Flagged<T>{Op::identity(), 0u}; }
   SCANLAB_HD Flagged<T> operator()(Flagged<T> a, Flagged<T> b) const {
     // BEGIN TODO
-    // b's range starts a segment: nothing from a's range reaches past it.
     const T value = b.head ? b.value : Op{}(a.value, b.value);
     return Flagged<T>{value, a.head | b.head};
     // END TODO
@@ -55,10 +36,9 @@ struct Segmented {
 };
 // --8<-- [end:segmented_op]
 
-// The store of the segmented EXCLUSIVE scan: the scan calls it with p = the lifted exclusive prefix
-// of element i (elements 0 .. i-1 combined) and it writes out[i]. Heads is a functor: heads(i) is
-// non-zero when a segment starts at element i (element 0 always starts one).
 // --8<-- [start:exclusive_store]
+// p.value is everything before i since the last head, which is right unless i itself starts a
+// segment; element 0 starts one whatever its flag says.
 template <class T, class Op, class Heads>
 struct ExclusiveValueStore {
   T* out;
@@ -71,10 +51,10 @@ struct ExclusiveValueStore {
 };
 // --8<-- [end:exclusive_store]
 
-// out[y][x] = the rounded mean of the image over the box [x - r, x + r] x [y - r, y + r] clipped to
-// the image, r = radius(x, y). With S the table and S(-1, .) = S(., -1) = 0, the box
-// [x0 + 1, x1] x [y0 + 1, y1] sums to S(x1, y1) - S(x0, y1) - S(x1, y0) + S(x0, y0).
 // --8<-- [start:box_filter]
+// Four corners whatever the radius (inclusion-exclusion: the two strips above and left of the box
+// are taken away and their overlap, taken away twice, added back); the count is the clipped box's
+// area, and adding half of it before dividing rounds to nearest.
 template <class T, class Radius>
 __global__ void box_filter_kernel(const T* sat, std::uint8_t* out, int width, int height, Radius radius) {
   const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);

@@ -6,7 +6,7 @@
 # its output (book/docs/measurements/h100-2026-11-25/sweep_ch08_single_pass.txt).
 #
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh shapes [T,I,M ...]     e.g. 128,32,6 256,16,3
-#   tests/gpu/tuning/ch08_single_pass_sweep.sh polls  [F,E ...]       e.g. 2000,500 2800,900
+#   tests/gpu/tuning/ch08_single_pass_sweep.sh polls  [F,E ...]       e.g. 2000,500 2800,900 (both algorithms)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls [values...]}
@@ -37,7 +37,8 @@ else
   for c in "${@:-2000,500 2800,900 0,900 0,200 1000,500 1500,300 3000,300 4000,900}"; do
     for v in $c; do
       IFS=, read -r f e <<<"$v"; name="polls_${f}_$e"; mkdir -p "$work/$name"
-      replace $dp "kCompactionPolls = {2000, 500};" "kCompactionPolls = {$f, $e};" \
+      replace $dp "kSelectPolls = {2000, 500};" "kSelectPolls = {$f, $e};" "$work/$name/a"
+      replace "$work/$name/a" "kPartitionPolls = {2800, 900};" "kPartitionPolls = {$f, $e};" \
         "$work/$name/stream_compaction_single_pass_dispatch.cuh"
       names+=("$name")
     done
