@@ -317,31 +317,37 @@ class RunnerCache:
         root.chmod(0o711)  # the sandbox's user may pass through to one runner's folder, not list
         self._lock = threading.Lock()
         self._builds: Dict[str, concurrent.futures.Future] = {}
-        self._digests: Dict[str, bytes] = {}  # of a chapter's trusted inputs, and of the compiler
+        # Digests of the trusted inputs, made once per run: per file (the libraries and the
+        # precompiled prelude are shared by every chapter) and per chapter.
+        self._digest_lock = threading.Lock()
+        self._file_digests: Dict[Path, bytes] = {}
+        self._chapter_digests: Dict[str, bytes] = {}
+        self._compiler: Optional[bytes] = None
 
-    def _digest_of(self, name: str, make) -> bytes:
-        with self._lock:
-            if name in self._digests:
-                return self._digests[name]
-        value = make()
-        with self._lock:
-            self._digests[name] = value
-        return value
+    def _file_digest(self, path: Path) -> bytes:
+        if path not in self._file_digests:
+            h = hashlib.sha256()
+            with open(path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+            self._file_digests[path] = h.digest()
+        return self._file_digests[path]
 
     def _trusted_inputs(self, chapter: Chapter) -> bytes:
         """The digest of what a chapter's runner build reads besides the student's files."""
-        def make() -> bytes:
-            h = hashlib.sha256()
-            command = self.build.runner_command(chapter, Path("/SRC"), Path("/OUT/runner"))
-            h.update(json.dumps(command).encode())
-            h.update(self._digest_of("compiler", self.build.compiler_version))
-            for root in self.build.read_only_paths(chapter):
-                for path in _files_under(root):
-                    data = path.read_bytes()
-                    h.update(f"{path}\0{len(data)}\0".encode(errors="surrogateescape"))
-                    h.update(data)
-            return h.digest()
-        return self._digest_of(f"chapter {chapter.id}", make)
+        with self._digest_lock:
+            if chapter.id not in self._chapter_digests:
+                if self._compiler is None:
+                    self._compiler = self.build.compiler_version()
+                h = hashlib.sha256(self._compiler)
+                command = self.build.runner_command(chapter, Path("/SRC"), Path("/OUT/runner"))
+                h.update(json.dumps(command).encode())
+                for root in self.build.read_only_paths(chapter):
+                    for path in _files_under(root):
+                        h.update(f"{path}\0".encode(errors="surrogateescape"))
+                        h.update(self._file_digest(path))
+                self._chapter_digests[chapter.id] = h.digest()
+            return self._chapter_digests[chapter.id]
 
     def key(self, chapter: Chapter, src: Path) -> str:
         h = hashlib.sha256(self._trusted_inputs(chapter))
