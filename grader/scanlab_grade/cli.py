@@ -114,7 +114,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--scratch", metavar="DIR",
                    help="where students' files are built and run (default: a new folder in the "
                         "system's temporary folder, removed afterwards)")
-    p.add_argument("--jobs", default=str(os.cpu_count() or 2), metavar="N")
+    p.add_argument("--jobs", default=str(os.cpu_count() or 2), metavar="N",
+                   help="at most N compilers and checkers at once, for all students together "
+                        "(default: the number of cores)")
     p.add_argument("--no-sandbox", action="store_true",
                    help="build and run students' code without the sandbox (only where the machine "
                         "cannot make one; every report says so)")
