@@ -2,19 +2,29 @@
 
 The grader's own build (GraderBuild): a CMake build of the checkout, configured once, that makes
 the chapters' checkers and the runtime a runner links with (the emulator, the translator, the
-runner's main). Nothing of a student is in it.
+runner's main and request decoding) or starts its compile from (the lab's headers precompiled: the
+runners' prelude). Nothing of a student is in it, and a runner's build sees it read-only.
 
 A submission's runner (build_runner): the student's files, copied into a scratch folder outside the
 checkout (stage_files: only the files the chapter names, only regular files, never through a
-link), compiled with the chapter's runner source in the sandbox, with a time limit.
-"""
+link), compiled with the chapter's runner source in the sandbox, with a time limit. Everything of a
+runner that does not depend on the student (the runner's main, the decoding of requests, the
+emulator) is in the grader's build, compiled once; a student costs one compile of the runner's
+source with the student's files, and a link.
 
+Within one grading run, a runner is built once per distinct input (RunnerCache): students who hand
+in byte-identical files for a chapter (copies of one file, an untouched exercise) share one build.
+"""
+import concurrent.futures
 import fcntl
+import hashlib
+import json
 import os
 import re
 import shutil
 import stat
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -39,6 +49,12 @@ class GraderBuild:
     def __init__(self, repo: Path, build_dir: Path, backend: str, jobs: int, verbose: bool):
         self.repo, self.dir, self.backend, self.jobs, self.verbose = repo, build_dir, backend, jobs, verbose
         self._lock_file = None
+        # At most `jobs` compilers and checkers run at once, whichever students they are for: the
+        # students' threads queue here, so one that waits (for another's identical build, for its
+        # last checker) leaves the machine to the next.
+        self.slots = threading.BoundedSemaphore(max(1, jobs))
+        # The runners built in this grading run (set by the caller; None: no reuse).
+        self.runners: Optional["RunnerCache"] = None
 
     def __enter__(self):
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -95,6 +111,15 @@ class GraderBuild:
         m = re.search(r"^CMAKE_MAKE_PROGRAM:[A-Z]+=(.+)$", (self.dir / "CMakeCache.txt").read_text(), re.M)
         return m.group(1).strip() if m else "ninja"
 
+    def compiler_version(self) -> bytes:
+        """The compiler that builds runners, and what it says its version is (part of the digest
+        under which RunnerCache keeps a runner)."""
+        name = self._cache("CMAKE_CXX_COMPILER" if self.backend == "emu" else "CMAKE_CUDA_COMPILER")
+        name = name or ("c++" if self.backend == "emu" else "nvcc")
+        p = subprocess.run([name, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL)
+        return name.encode() + b"\0" + p.stdout
+
     def _cache(self, name: str) -> str:
         m = re.search(rf"^{re.escape(name)}:[A-Z]+=(.*)$", (self.dir / "CMakeCache.txt").read_text(), re.M)
         return m.group(1).strip() if m else ""
@@ -106,7 +131,7 @@ class GraderBuild:
         targets = ([c.checker_target() for c in chapters]
                    + [f"scanlab_grading_runner_{self.backend}"])
         if self.backend == "emu":
-            targets += ["scanlab_emu", "scanlab_emu_translate"]
+            targets += ["scanlab_emu", "scanlab_emu_translate", "scanlab_runner_prelude"]
         if self._up_to_date(targets):
             return
         self._exclusive()
@@ -123,6 +148,11 @@ class GraderBuild:
     def runner_library(self) -> Path:
         return self.dir / "common" / f"libscanlab_grading_runner_{self.backend}.a"
 
+    def runner_prelude(self) -> Path:
+        """The runners' prelude header, precompiled (a .gch beside it) by this build: the lab's
+        headers every runner includes first, parsed once instead of once per student."""
+        return self.dir / "common" / "emu" / "runner-pch" / "scanlab_runner_prelude.hpp"
+
     # ---- a submission's runner -----------------------------------------------------------------
 
     def runner_command(self, chapter: Chapter, src: Path, out: Path) -> List[str]:
@@ -132,6 +162,7 @@ class GraderBuild:
         chapter_dir = self.repo / "chapters" / chapter.id
         if self.backend == "emu":
             return [str(self.dir / "bin" / "scanlab-emucc"), str(source), "-o", str(out),
+                    "-include", str(self.runner_prelude()),
                     "-I", str(src), "-I", str(chapter_dir), str(library),
                     "-MD", "-MF", str(out.parent / "deps.d")]
         nvcc = self._cache("CMAKE_CUDA_COMPILER") or "nvcc"
@@ -146,11 +177,12 @@ class GraderBuild:
         the chapter's given code and its runner source, and the few files of the build that make a
         runner (the emulator's compiler script, translator and library; the runner's main). Never
         solutions/, never the other chapters, never the checkers' sources, and no other program of
-        the build (a build tree that also holds the reference solutions' programs is safe to use)."""
+        the build (a build tree that also holds the reference solutions' programs is safe to use).
+        All of them read-only: a build cannot change what the next student's build starts from."""
         tools = [self.runner_library()]
         if self.backend == "emu":
             tools += [self.dir / "bin" / "scanlab-emucc", self.dir / "bin" / "scanlab-emu-translate",
-                      self.dir / "common" / "emu" / "libscanlab_emu.a"]
+                      self.dir / "common" / "emu" / "libscanlab_emu.a", self.runner_prelude().parent]
         return [self.repo / "common" / "include", self.repo / "common" / "emu" / "include",
                 self.repo / "chapters" / chapter.id,
                 self.repo / "tests" / "grade" / f"{chapter.id}_runner.cu", *tools]
@@ -206,7 +238,25 @@ def stage_files(chapter: Chapter, student_dir: Path, dest: Path) -> Tuple[List[s
 
 
 def build_runner(build: GraderBuild, sandbox: Sandbox, chapter: Chapter, scratch: Path,
-                 student_label: str, timeout: float) -> Tuple[Optional[Path], str]:
+                 student_label: str, timeout: float) -> Tuple[Optional[Path], str, Optional[Path]]:
+    """The runner of the student's files in scratch/src: (path, "", the folder of the sources it
+    was built from) or (None, the compiler's first error lines with the student's paths shown,
+    None). With build.runners set, files that another student of this grading run handed in
+    byte for byte get that student's runner: the sources folder returned is then the other
+    student's, which the caller maps to this student's in messages (file:line of a race)."""
+    src = scratch / "src"
+
+    def compile_here() -> Tuple[Optional[Path], str]:
+        return compile_runner(build, sandbox, chapter, scratch, student_label, timeout)
+
+    if build.runners is None:
+        binary, message = compile_here()
+        return binary, message, (src if binary else None)
+    return build.runners.get(chapter, src, compile_here)
+
+
+def compile_runner(build: GraderBuild, sandbox: Sandbox, chapter: Chapter, scratch: Path,
+                   student_label: str, timeout: float) -> Tuple[Optional[Path], str]:
     """Compiles the runner in scratch/src into scratch/out/runner in the sandbox. Returns (path,
     "") or (None, the compiler's first error lines with the student's paths shown)."""
     src, out = scratch / "src", scratch / "out"
@@ -224,9 +274,10 @@ def build_runner(build: GraderBuild, sandbox: Sandbox, chapter: Chapter, scratch
     if build.verbose:
         say("+ " + " ".join(wrapped))
     try:
-        p = subprocess.run(wrapped, cwd=scratch, env=wrapped_env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout,
-                           start_new_session=True)
+        with build.slots:  # one of the machine's --jobs
+            p = subprocess.run(wrapped, cwd=scratch, env=wrapped_env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, timeout=timeout,
+                               start_new_session=True)
     except subprocess.TimeoutExpired:
         # run() killed the sandbox's first process; the kernel ends the rest of its namespace.
         return None, f"the build took longer than {timeout:g} s and was stopped"
@@ -243,6 +294,121 @@ def build_runner(build: GraderBuild, sandbox: Sandbox, chapter: Chapter, scratch
         return None, ("the build read files outside the exercise, the chapter's given code and the "
                       "system: " + ", ".join(str(p) for p in outside[:5]))
     return binary, ""
+
+
+class RunnerCache:
+    """The runners built in one grading run, by the digest of everything their build reads: the
+    student's files (names and bytes), every file of the checkout and of the grader's build that
+    the sandbox shows the build (read_only_paths: the headers, the chapter's given code, the
+    runner's source, the compiler script, translator and libraries), the compile command and the
+    compiler's version. Two builds with the same digest compile the same text with the same
+    compiler, so the second is skipped.
+
+    A runner is copied out of its student's scratch folder into a folder of the grader's,
+    root/DIGEST/runner, as soon as its build ends and before anything runs it; every student with
+    those files is run with that copy. No sandbox is shown it writable (a run sees its folder
+    read-only, and nothing else of root), so no student's run can change the runner another
+    student is graded with. The cache lives in the grading run's scratch folder and goes with it:
+    nothing is reused from one grading run to the next."""
+
+    def __init__(self, build: GraderBuild, root: Path):
+        self.build, self.root = build, root
+        root.mkdir(exist_ok=True)
+        root.chmod(0o711)  # the sandbox's user may pass through to one runner's folder, not list
+        self._lock = threading.Lock()
+        self._builds: Dict[str, concurrent.futures.Future] = {}
+        # Digests of the trusted inputs, made once per run: per file (the libraries and the
+        # precompiled prelude are shared by every chapter) and per chapter.
+        self._digest_lock = threading.Lock()
+        self._file_digests: Dict[Path, bytes] = {}
+        self._chapter_digests: Dict[str, bytes] = {}
+        self._compiler: Optional[bytes] = None
+
+    def _file_digest(self, path: Path) -> bytes:
+        if path not in self._file_digests:
+            h = hashlib.sha256()
+            with open(path, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+            self._file_digests[path] = h.digest()
+        return self._file_digests[path]
+
+    def _trusted_inputs(self, chapter: Chapter) -> bytes:
+        """The digest of what a chapter's runner build reads besides the student's files."""
+        with self._digest_lock:
+            if chapter.id not in self._chapter_digests:
+                if self._compiler is None:
+                    self._compiler = self.build.compiler_version()
+                h = hashlib.sha256(self._compiler)
+                command = self.build.runner_command(chapter, Path("/SRC"), Path("/OUT/runner"))
+                h.update(json.dumps(command).encode())
+                for root in self.build.read_only_paths(chapter):
+                    for path in _files_under(root):
+                        h.update(f"{path}\0".encode(errors="surrogateescape"))
+                        h.update(self._file_digest(path))
+                self._chapter_digests[chapter.id] = h.digest()
+            return self._chapter_digests[chapter.id]
+
+    def key(self, chapter: Chapter, src: Path) -> str:
+        h = hashlib.sha256(self._trusted_inputs(chapter))
+        for name in chapter.files:  # staged by stage_files: regular files of the grader's
+            data = (src / name).read_bytes()
+            h.update(f"{name}\0{len(data)}\0".encode())
+            h.update(data)
+        return h.hexdigest()
+
+    def get(self, chapter: Chapter, src: Path, compile_here) -> Tuple[Optional[Path], str, Optional[Path]]:
+        """The runner for the files in src: built now by compile_here() (which returns (binary,
+        message)), or the one built from the same inputs earlier in this run (waiting for it
+        while its build runs). As build_runner returns."""
+        key = self.key(chapter, src)
+        with self._lock:
+            pending = self._builds.get(key)
+            if pending is None:
+                self._builds[key] = concurrent.futures.Future()
+        if pending is not None:
+            shared, built_from = pending.result()
+            if shared is not None:
+                if self.build.verbose:
+                    say(f"{chapter.id}: the same files as a runner built before in this run: reusing it")
+                return shared, "", built_from
+            # That build failed: this student's message comes from a build of its own.
+            binary, message = compile_here()
+            return binary, message, (src if binary else None)
+        shared = None
+        try:
+            binary, message = compile_here()
+            if binary is not None:
+                shared = self._keep(key, binary)
+        finally:
+            self._builds[key].set_result((shared, src if shared else None))
+        return shared, message, (src if shared else None)
+
+    def _keep(self, key: str, binary: Path) -> Path:
+        """Copies a runner just built into root/key/runner, a file of the grader's."""
+        folder = self.root / key
+        folder.mkdir()
+        folder.chmod(0o755)
+        dest = folder / "runner"
+        fd = os.open(binary, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise GradeError(f"{binary} is not a regular file")
+            with open(dest, "xb") as out:
+                shutil.copyfileobj(f, out)
+        dest.chmod(0o755)
+        return dest
+
+
+def _files_under(root: Path) -> List[Path]:
+    """root itself when it is a file, else every file below it, in a fixed order."""
+    if root.is_file():
+        return [root]
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        found += [Path(dirpath) / f for f in sorted(filenames) if (Path(dirpath) / f).is_file()]
+    return found
 
 
 def includes_outside(depfile: Path, allowed: List[Path]) -> List[Path]:

@@ -114,7 +114,9 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--scratch", metavar="DIR",
                    help="where students' files are built and run (default: a new folder in the "
                         "system's temporary folder, removed afterwards)")
-    p.add_argument("--jobs", default=str(os.cpu_count() or 2), metavar="N")
+    p.add_argument("--jobs", default=str(os.cpu_count() or 2), metavar="N",
+                   help="at most N compilers and checkers at once, for all students together "
+                        "(default: the number of cores)")
     p.add_argument("--no-sandbox", action="store_true",
                    help="build and run students' code without the sandbox (only where the machine "
                         "cannot make one; every report says so)")
@@ -217,7 +219,11 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
         r.points = sum(t.points for t in declared)
         results.append(r)
 
-    # Stage and build every chapter (in parallel: each build is one compiler process).
+    # The folder each chapter's runner was built from, when it is another student's (a runner
+    # reused for identical files): its paths in messages are this student's files.
+    built_from: Dict[str, Path] = {}
+
+    # Stage and build every chapter side by side (each build waits for one of build.slots).
     def prepare(r: reporting.ChapterResult) -> Optional[Path]:
         ch = r.chapter
         work = scratch / ch.id
@@ -232,7 +238,9 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
             for t in r.tests:
                 t.message = "not graded: " + error
             return None
-        binary, message = building.build_runner(build, box, ch, work, label, build_timeout)
+        binary, message, source = building.build_runner(build, box, ch, work, label, build_timeout)
+        if source is not None and source != work / "src":
+            built_from[ch.id] = source
         if binary is None:
             r.status = "compile_error"
             r.compile_error = message
@@ -241,7 +249,7 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
         return binary
 
     say(f"building {', '.join(c.id for c in chapters)} for {label}")
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, build.jobs)) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(results)) as pool:
         binaries = list(pool.map(prepare, results))
 
     runs = []
@@ -265,11 +273,12 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
         tag = f"{r.chapter.id}.{order or build.backend}"
         try:
             env = checker_environment(seed, runner_argv(box, binary, run_dir, order, seed, timeout), timeout)
-            return run_tests(build.checker(r.chapter), names, env, scratch, tag, timeout + 15)
+            with build.slots:  # one of the machine's --jobs
+                return run_tests(build.checker(r.chapter), names, env, scratch, tag, timeout + 15)
         except GradeError as e:
             return {}, [f"the checker could not finish: {e}"]
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, build.jobs)) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(runs))) as pool:
         outcomes = list(pool.map(run_one, runs))
 
     combined: Dict[str, Dict[str, TestResult]] = {}
@@ -295,6 +304,8 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
 
     # Messages name the student's files, not the grader's copies of them.
     def unstage(text: str) -> str:
+        for chapter_id, source in built_from.items():
+            text = text.replace(str(source) + "/", f"{label}/{chapter_id}/")
         return text.replace(str(scratch) + "/", f"{label}/").replace("/src/", "/")
 
     for r in results:
@@ -412,6 +423,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if a.prepare:
                 say(f"the grader build in {build.dir} is ready")
                 return 0
+            build.runners = building.RunnerCache(build, scratch_root / "runners")
             if not a.class_dir:
                 exercises = Path(a.exercises).resolve() if a.exercises else repo / "exercises"
                 g = grade_folder(build, box, exercises, str(exercises), chapters, seed, a.orders,
@@ -443,14 +455,16 @@ def grade_class(a: argparse.Namespace, build: building.GraderBuild, box: sandbox
     csv_path = Path(a.csv)
     reports_dir = Path(a.out) if a.out else csv_path.with_name(csv_path.stem + "_reports")
     reports_dir.mkdir(parents=True, exist_ok=True)
-    # Students are graded side by side, --jobs at a time, each in its own scratch folder.
-    solo = building.GraderBuild(build.repo, build.dir, build.backend, 1, build.verbose)
+    # Students are graded side by side, each in its own scratch folder: twice --jobs of them at a
+    # time, so that while one waits (for a build of files another handed in too, for its last
+    # checker) the next one's work is ready for the free slot. At most --jobs compilers and
+    # checkers run at once (build.slots); the limit on students only bounds the scratch space.
 
     def grade_one(k_student) -> reporting.Grade:
         k, student = k_student
         say(f"grading {student.name!r}")
         scratch = scratch_root / f"student-{k}"
-        g = grade_folder(solo, box, student, str(student), chapters, seed, a.orders, a.timeout,
+        g = grade_folder(build, box, student, str(student), chapters, seed, a.orders, a.timeout,
                          a.build_timeout, scratch)
         shutil.rmtree(scratch, ignore_errors=True)
         g.student = student.name
@@ -458,7 +472,7 @@ def grade_class(a: argparse.Namespace, build: building.GraderBuild, box: sandbox
         report.write_text(reporting.render(g, a.report, replay_command(a, seed, str(student))))
         return g
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2 * max(1, a.jobs)) as pool:
         rows = list(pool.map(grade_one, enumerate(students)))
     for g in rows:
         print(f"{g.student!r:<24} {g.score:>5} / {g.points}", flush=True)

@@ -127,9 +127,21 @@ def replace_once(path: Path, find: str, replace: str) -> None:
 
 
 def scenario_prepare(work: Path, _args) -> None:
-    cmd = [*GRADE, "--build-dir", str(BUILD_DIR or work / "build"), "--prepare"]
+    build = Path(BUILD_DIR or work / "build")
+    cmd = [*GRADE, "--build-dir", str(build), "--prepare"]
     print("+ " + " ".join(cmd), flush=True)
     subprocess.run(cmd, check=True, env=GRADE_ENV)
+    # The runners' precompiled prelude must be usable with the flags runners are compiled with: g++
+    # would otherwise read the headers as text, right but without the time it is there to save.
+    prelude = build / "common" / "emu" / "runner-pch" / "scanlab_runner_prelude.hpp"
+    program = work / "prelude_check.cu"
+    program.write_text("int main() { return 0; }\n")
+    cmd = [str(build / "bin" / "scanlab-emucc"), str(program), "-o", str(work / "prelude_check"),
+           "-include", str(prelude), "-Winvalid-pch", "-Werror=invalid-pch"]
+    print("+ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(p.stdout, end="", flush=True)
+    expect(p.returncode == 0, "the runners' precompiled prelude is used by a runner's compile")
 
 
 def scenario_stubs(work: Path, _args) -> None:

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # Hostile submissions, graded as a class per chapter (see hostile/README.md): every attack scores
 # zero or is contained, each class's CSV is complete, and nothing outside the grader's scratch
-# folder changes.
+# folder changes: not the checkout, and not the parts of the grader's build that every student's
+# runner is built from (the runner library, the precompiled prelude, the emulator).
 #
 #   hostile.py --work DIR [--only NAME,...]
 """Grades tests/grader/hostile/*.attack as a class and checks that each is contained."""
@@ -66,7 +67,7 @@ FILES = chapter_files()
 
 def parse_attack(path: Path) -> Dict[str, str]:
     text = path.read_text()
-    meta = dict(re.findall(r"^// (base|expect|setup|chapter|file|extra): *(\S+)", text, re.M))
+    meta = dict(re.findall(r"^// (base|expect|setup|chapter|file|extra|twin): *(\S+)", text, re.M))
     meta.setdefault("chapter", DEFAULT_CHAPTER)
     meta.setdefault("file", FILES[meta["chapter"]][0])
     meta["code"] = text
@@ -102,7 +103,7 @@ class Listener:
         self.sock.close()
 
 
-def make_student(folder: Path, name: str, meta: Dict[str, str], port: int, csv: Path) -> None:
+def make_student(folder: Path, name: str, meta: Dict[str, str], port: int, csv: Path, build: Path) -> None:
     """One student folder with the attack's chapter: the attack's code appended to its file (the
     chapter's first by default), the chapter's other files as the base has them."""
     name_of_chapter = meta.get("chapter", DEFAULT_CHAPTER)
@@ -124,7 +125,8 @@ def make_student(folder: Path, name: str, meta: Dict[str, str], port: int, csv: 
     if setup == "symlink-file":  # the attacked file only; the others are regular copies
         (chapter / target).symlink_to(REPO / "solutions" / name_of_chapter / target)
         return
-    code = meta["code"].replace("@REPO@", str(REPO)).replace("@PORT@", str(port)).replace("@CSV@", str(csv))
+    code = (meta["code"].replace("@REPO@", str(REPO)).replace("@PORT@", str(port)).replace("@CSV@", str(csv))
+            .replace("@BUILD@", str(build)))
     if setup == "replace":  # the attack's text is the whole file
         (chapter / target).write_text(code)
     else:
@@ -135,6 +137,17 @@ def make_student(folder: Path, name: str, meta: Dict[str, str], port: int, csv: 
         (chapter / "doctest").mkdir()
         (chapter / "doctest" / "doctest.h").write_text(
             "#include </usr/include/doctest/doctest.h>\n#undef CHECK\n#define CHECK(...) ((void)0)\n")
+
+
+def shared_build_digest(build: Path) -> str:
+    """A digest of the files of the grader's build that every runner is built from or run with:
+    one student must not be able to change what another is graded with."""
+    h = hashlib.sha256()
+    for path in sorted([*build.glob("common/*.a"), *build.glob("common/emu/*.a"), *build.glob("bin/*"),
+                        *build.glob("common/emu/runner-pch/*")]):
+        if path.is_file():
+            h.update(str(path).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def sandbox_processes(scratch: Path) -> List[str]:
@@ -162,6 +175,7 @@ def main(argv: List[str]) -> int:
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir()
     listener = Listener()
+    build = (a.build_dir or work / "build").resolve()
     # One class per chapter attacked: chapter -> {student: expectation}.
     classes: Dict[str, Dict[str, str]] = {}
     for path in attacks:
@@ -172,24 +186,29 @@ def main(argv: List[str]) -> int:
             shutil.rmtree(class_dir, ignore_errors=True)
             class_dir.mkdir(parents=True)
             classes[chapter] = {}
-        make_student(class_dir / path.stem, path.stem, meta, listener.port, out / chapter / "class.csv")
+        make_student(class_dir / path.stem, path.stem, meta, listener.port, out / chapter / "class.csv", build)
         classes[chapter][path.stem] = meta["expect"]
+        if meta.get("twin") == "yes":  # a second student with the same files: graded with one runner
+            make_student(class_dir / f"{path.stem}-twin", path.stem, meta, listener.port,
+                         out / chapter / "class.csv", build)
+            classes[chapter][f"{path.stem}-twin"] = meta["expect"]
     if DEFAULT_CHAPTER in classes:
         # A student folder whose name is a spreadsheet formula, with spaces and unicode: the plain
         # solution, graded like any other.
         odd = "=1+1 élève"
         make_student(work / f"hostile-class-{DEFAULT_CHAPTER}" / odd, odd, {"base": "solution", "code": ""},
-                     listener.port, out / DEFAULT_CHAPTER / "class.csv")
+                     listener.port, out / DEFAULT_CHAPTER / "class.csv", build)
         classes[DEFAULT_CHAPTER][odd] = "full"
 
     repo_before = tree_digest(REPO)
+    build_before = shared_build_digest(build)
     class_before = {c: tree_digest(work / f"hostile-class-{c}") for c in classes}
     csv_texts: Dict[str, str] = {}
     for chapter, expected in classes.items():
         class_dir = work / f"hostile-class-{chapter}"
         csv = out / chapter / "class.csv"
         csv.parent.mkdir()
-        cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str((a.build_dir or work / "build").resolve()),
+        cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str(build),
                "--chapters", chapter[:2], "--class", str(class_dir), "--csv", str(csv), "--report", "text",
                "--orders", "default", "--timeout", TIMEOUT.get(chapter, "60"), "--build-timeout", "120",
                "--scratch", str(scratch)]
@@ -231,6 +250,8 @@ def main(argv: List[str]) -> int:
         expect(tree_digest(work / f"hostile-class-{chapter}") == class_before[chapter],
                f"chapter {chapter}: the class folder is unchanged")
     expect(tree_digest(REPO) == repo_before, "the checkout is unchanged")
+    expect(shared_build_digest(build) == build_before,
+           "the grader build's shared parts (runner library, precompiled prelude, emulator, tools) are unchanged")
     targets = ["grader/scanlab_grade/cli.py"]
     for chapter in classes:
         targets += [f"tests/grade/{chapter}.cu"] + [f"exercises/{chapter}/{f}" for f in FILES[chapter]]

@@ -1,13 +1,16 @@
 # Unit tests of the grader's parts that need no build: reading test declarations and points,
 # reading doctest's XML (whole, cut off, crashed), restarting after a hang or a crash (against a
-# stand-in test program that writes doctest-style XML), the reports, the drift check and the
-# mutant format. Run by ctest as grader_selftest:  python3 -m unittest -v test_scanlab_grade
+# stand-in test program that writes doctest-style XML), the reports, the drift check, the mutant
+# format and the reuse of runners built from identical files (RunnerCache, with a stand-in build).
+# Run by ctest as grader_selftest:  python3 -m unittest -v test_scanlab_grade
 import json
 import os
 import stat
 import sys
 import tempfile
 import textwrap
+import threading
+import time
 import unittest
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -20,7 +23,7 @@ sys.path.insert(0, str(REPO / "grader"))
 
 import drift_check  # noqa: E402
 import mutant  # noqa: E402
-from scanlab_grade.build import stage_files  # noqa: E402
+from scanlab_grade.build import RunnerCache, stage_files  # noqa: E402
 from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_chapters  # noqa: E402
 from scanlab_grade.cli import UsageError, parse_args, safe_file_name  # noqa: E402
 from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests  # noqa: E402
@@ -481,6 +484,112 @@ class Mutants(unittest.TestCase):
             m = mutant.parse(path)
             original = (REPO / "solutions" / m.chapter / m.file).read_text()
             self.assertNotEqual(mutant.mutate(m, original), original, path)
+
+
+class RunnerReuse(unittest.TestCase):
+    """RunnerCache: one build per distinct input in a grading run, kept in the grader's folder."""
+
+    class FakeBuild:
+        verbose = False
+
+        def __init__(self, shared: Path):
+            self.shared = shared  # stands for the headers, libraries and tools a build reads
+
+        def runner_command(self, chapter, src, out):
+            return ["emucc", f"{chapter.id}_runner.cu", "-I", str(src), "-o", str(out)]
+
+        def compiler_version(self):
+            return b"c++ 12"
+
+        def read_only_paths(self, chapter):
+            return [self.shared]
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = Path(self.tmp.name)
+        (self.root / "shared").mkdir()
+        (self.root / "shared" / "runner.hpp").write_text("// the lab's header\n")
+        self.build = self.FakeBuild(self.root / "shared")
+        self.chapter = Chapter("07", "decoupled_lookback", files=("decoupled_lookback.cuh",))
+        self.compiles = []
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def student(self, name: str, text: str) -> Path:
+        src = self.root / name / "src"
+        src.mkdir(parents=True)
+        (src / "decoupled_lookback.cuh").write_text(text)
+        return src
+
+    def compiler(self, src: Path, ok: bool = True, gate: threading.Event = None):
+        def compile_here():
+            self.compiles.append(src)
+            if gate is not None:
+                gate.wait(10)
+            if not ok:
+                return None, f"{src}: error"
+            out = src.parent / "out"
+            out.mkdir()
+            (out / "runner").write_text(f"built from {src}")
+            return out / "runner", ""
+        return compile_here
+
+    def test_identical_files_share_one_build_kept_outside_the_students_folders(self):
+        cache = RunnerCache(self.build, self.root / "runners")
+        a, b = self.student("a", "same\n"), self.student("b", "same\n")
+        ra = cache.get(self.chapter, a, self.compiler(a))
+        rb = cache.get(self.chapter, b, self.compiler(b))
+        self.assertEqual(self.compiles, [a])
+        self.assertEqual(ra, rb)
+        binary, message, built_from = rb
+        self.assertEqual((message, built_from), ("", a))
+        self.assertEqual(binary.parent.parent, self.root / "runners")  # the grader's copy
+        self.assertEqual(binary.read_text(), f"built from {a}")
+        (a.parent / "out" / "runner").write_text("changed by the student's run")
+        self.assertEqual(binary.read_text(), f"built from {a}")
+
+    def test_any_other_byte_or_shared_input_builds_again(self):
+        cache = RunnerCache(self.build, self.root / "runners")
+        a, b = self.student("a", "same\n"), self.student("b", "same \n")
+        cache.get(self.chapter, a, self.compiler(a))
+        cache.get(self.chapter, b, self.compiler(b))
+        self.assertEqual(self.compiles, [a, b])
+        key = cache.key(self.chapter, a)
+        (self.root / "shared" / "runner.hpp").write_text("// another header\n")
+        self.assertNotEqual(RunnerCache(self.build, self.root / "runners2").key(self.chapter, a), key)
+
+    def test_a_failed_build_is_not_shared(self):
+        cache = RunnerCache(self.build, self.root / "runners")
+        a, b = self.student("a", "broken\n"), self.student("b", "broken\n")
+        self.assertEqual(cache.get(self.chapter, a, self.compiler(a, ok=False)), (None, f"{a}: error", None))
+        self.assertEqual(cache.get(self.chapter, b, self.compiler(b, ok=False)), (None, f"{b}: error", None))
+        self.assertEqual(self.compiles, [a, b])
+
+    def test_a_second_student_waits_for_the_build_under_way(self):
+        cache = RunnerCache(self.build, self.root / "runners")
+        a, b = self.student("a", "same\n"), self.student("b", "same\n")
+        gate = threading.Event()
+        results = {}
+
+        def grade(name: str, src: Path, gate: threading.Event = None) -> threading.Thread:
+            def run():
+                results[name] = cache.get(self.chapter, src, self.compiler(src, gate=gate))
+            thread = threading.Thread(target=run)
+            thread.start()
+            return thread
+
+        first = grade("a", a, gate)  # its build holds on until the gate opens
+        while not self.compiles:
+            time.sleep(0.01)
+        second = grade("b", b)
+        time.sleep(0.1)
+        self.assertNotIn("b", results)  # waiting, not building
+        gate.set()
+        first.join(10)
+        second.join(10)
+        self.assertEqual(self.compiles, [a])
+        self.assertEqual(results["a"], results["b"])
 
 
 class SandboxUsers(unittest.TestCase):

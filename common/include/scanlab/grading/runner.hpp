@@ -48,64 +48,44 @@ using scanlab::Plus;
 using scanlab::ScanKind;
 
 // One request as an entry sees it.
+//
+// Its members are compiled once, in the runner library (common/src/grading_runner_call.cpp), not in
+// each runner: the JSON decoding behind them was most of what the compiler did for a runner, and a
+// runner is compiled afresh for every student the grader grades (with the emulator's
+// instrumentation, at -O1). Only declarations are here: the template members are defined below
+// and instantiated in the library for the types the runners use (SCANLAB_GRADING_CALL_TYPES), so
+// a runner's translation unit instantiates them only for another type.
 class Call {
  public:
   explicit Call(const json& request) : request_(request) {}
 
-  const std::string monoid() const { return request_.value("monoid", std::string()); }
+  std::string monoid() const;
 
-  const json& params() const {
-    static const json empty = json::object();
-    const auto it = request_.find("params");
-    return it != request_.end() && it->is_object() ? *it : empty;
-  }
+  const json& params() const;
 
   // A parameter of the request; throws when it is missing or of another type.
   template <class T>
-  T param(const char* name) const {
-    const json& p = params();
-    if (!p.contains(name)) throw std::runtime_error(std::string("missing parameter '") + name + "'");
-    return p[name].get<T>();
-  }
+  T param(const char* name) const;
 
   template <class T>
-  T param(const char* name, T fallback) const {
-    const json& p = params();
-    return p.contains(name) ? p[name].get<T>() : fallback;
-  }
+  T param(const char* name, T fallback) const;
 
   // The "kind" parameter: inclusive or exclusive.
-  ScanKind kind() const {
-    const std::string k = param<std::string>("kind");
-    if (k != "inclusive" && k != "exclusive") throw std::runtime_error("kind '" + k + "' is not a scan kind");
-    return k == "inclusive" ? ScanKind::inclusive : ScanKind::exclusive;
-  }
+  ScanKind kind() const;
 
   // The "n" parameter: the length the code under test is told, at most `available` (the input's
   // length, the default). It lets a checker ask for n == 0 on a buffer that is not empty.
-  std::size_t length(std::size_t available) const {
-    const std::size_t n = param<std::size_t>("n", available);
-    if (n > available) throw std::runtime_error("n is larger than the input");
-    return n;
-  }
+  std::size_t length(std::size_t available) const;
 
-  std::size_t input_count() const {
-    const auto it = request_.find("inputs");
-    return it != request_.end() && it->is_array() ? it->size() : 0;
-  }
+  std::size_t input_count() const;
 
   // Input array i, decoded as T.
   template <class T>
-  std::vector<T> input(std::size_t i) const {
-    if (i >= input_count()) throw std::runtime_error("missing input " + std::to_string(i));
-    return wire::decode_array<T>(request_["inputs"][i], "input " + std::to_string(i));
-  }
+  std::vector<T> input(std::size_t i) const;
 
   // Appends an output array to the reply.
   template <class T>
-  void output(const std::vector<T>& v) {
-    outputs_.push_back(wire::encode_array(v));
-  }
+  void output(const std::vector<T>& v);
 
   // Anything else the checker asked for (counts, diagnostics), by name.
   json& info() { return info_; }
@@ -117,6 +97,48 @@ class Call {
   json outputs_ = json::array();
   json info_ = json::object();
 };
+
+// Not inline on purpose: for the types below a runner uses the library's copies (extern template).
+template <class T>
+T Call::param(const char* name) const {
+  const json& p = params();
+  if (!p.contains(name)) throw std::runtime_error(std::string("missing parameter '") + name + "'");
+  return p[name].get<T>();
+}
+
+template <class T>
+T Call::param(const char* name, T fallback) const {
+  const json& p = params();
+  return p.contains(name) ? p[name].get<T>() : fallback;
+}
+
+template <class T>
+std::vector<T> Call::input(std::size_t i) const {
+  if (i >= input_count()) throw std::runtime_error("missing input " + std::to_string(i));
+  return wire::decode_array<T>(request_["inputs"][i], "input " + std::to_string(i));
+}
+
+template <class T>
+void Call::output(const std::vector<T>& v) {
+  outputs_.push_back(wire::encode_array(v));
+}
+
+// The parameter types and array element types the library instantiates Call's members for: every
+// type tests/grade/*_runner.cu uses. Another type still works (the runner then instantiates it).
+#define SCANLAB_GRADING_PARAM_TYPES(X) X(int) X(unsigned) X(bool) X(float) X(std::size_t) X(std::string)
+#define SCANLAB_GRADING_ARRAY_TYPES(X)                                                            \
+  X(std::int8_t) X(std::uint8_t) X(std::int16_t) X(std::uint16_t) X(std::int32_t) X(std::uint32_t) \
+  X(std::int64_t) X(std::uint64_t) X(float) X(double) X(::scanlab::Affine<std::uint32_t>)
+#define SCANLAB_GRADING_EXTERN_PARAM(T)                        \
+  extern template T Call::param<T>(const char*) const; \
+  extern template T Call::param<T>(const char*, T) const;
+#define SCANLAB_GRADING_EXTERN_ARRAY(T)                                     \
+  extern template std::vector<T> Call::input<T>(std::size_t) const; \
+  extern template void Call::output<T>(const std::vector<T>&);
+SCANLAB_GRADING_PARAM_TYPES(SCANLAB_GRADING_EXTERN_PARAM)
+SCANLAB_GRADING_ARRAY_TYPES(SCANLAB_GRADING_EXTERN_ARRAY)
+#undef SCANLAB_GRADING_EXTERN_PARAM
+#undef SCANLAB_GRADING_EXTERN_ARRAY
 
 using Entry = void (*)(Call&);
 
@@ -180,20 +202,7 @@ auto run_on_device(const std::vector<In>& in, Launch&& launch, bool in_place = f
 // read with polling (volatile or atomic) loads, as {records: true, blocks, mean, max} (zeros when
 // nothing polled). A GPU has no such count: {records: false}. The checker bounds the mean
 // (scanlab/grading/checker.hpp, check_lookback_depth).
-inline json lookback_reads_info() {
-#if defined(SCANLAB_EMU)
-  const scanlab_emu::PollRecord* scan = nullptr;
-  for (const scanlab_emu::PollRecord& r : scanlab_emu::diagnostics().polls) {
-    if (!scan || r.blocks >= scan->blocks) scan = &r;
-  }
-  if (!scan || scan->blocks == 0) return {{"records", true}, {"blocks", 0}, {"mean", 0.0}, {"max", 0}};
-  return {{"records", true},
-          {"blocks", scan->blocks},
-          {"mean", static_cast<double>(scan->addresses) / static_cast<double>(scan->blocks)},
-          {"max", scan->max_addresses}};
-#else
-  return {{"records", false}};
-#endif
-}
+// Compiled in the runner library (common/src/grading_runner_call.cpp), once per backend.
+json lookback_reads_info();
 
 }  // namespace scanlab::grading
