@@ -266,7 +266,7 @@ class EditionBuildTest(unittest.TestCase):
         try:
             import mkdocs  # noqa: F401
         except ImportError:
-            raise unittest.SkipTest("mkdocs is not importable here")
+            raise unittest.SkipTest("mkdocs is not importable here") from None
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
