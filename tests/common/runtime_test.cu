@@ -76,7 +76,7 @@ TEST_CASE("SCANLAB_CUDA_CHECK: a failing call throws CudaError with file, line, 
   const auto bad_kind = static_cast<cudaMemcpyKind>(12345);
   int line = 0;
   try {
-    line = __LINE__;
+    line = __LINE__ + 1;  // the line of the call below, which the error must name
     SCANLAB_CUDA_CHECK(cudaMemcpy(d.data(), host, sizeof host, bad_kind));
     FAIL("cudaMemcpy with an invalid kind did not fail");
   } catch (const scanlab::CudaError& e) {
