@@ -39,7 +39,10 @@ void register_baseline_rows(Registry& reg) {
     SCANLAB_CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(*in), cudaMemcpyDeviceToDevice, s));
   });
 
-  Row& cub_row = reg.add({kCubRow, "cub::DeviceScan::ExclusiveSum (CUDA Toolkit CCCL)", Check::exclusive});
+  // The CUB the bench was built against: the toolkit's, or SCANLAB_CCCL_INCLUDE_DIR's (bench/CMakeLists.txt).
+  const std::string cub_version = std::to_string(CUB_MAJOR_VERSION) + "." + std::to_string(CUB_MINOR_VERSION) + "." +
+                                  std::to_string(CUB_SUBMINOR_VERSION);
+  Row& cub_row = reg.add({kCubRow, "cub::DeviceScan::ExclusiveSum (CUB " + cub_version + ")", Check::exclusive});
   set_stateful(cub_row, [](auto tag, size_t n) {
     using T = typename decltype(tag)::type;
     size_t temp_bytes = 0;

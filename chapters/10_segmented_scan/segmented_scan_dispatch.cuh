@@ -65,17 +65,17 @@ struct RowHeads {
 // pass.
 namespace single_pass = scanlab::single_pass;
 
-// The tuning, swept on an H100 (tests/gpu/tuning/ch10_segmented_sweep.sh; the book's "Measured"
-// section has the numbers): 128 threads x 32 elements a tile (4096), chapter 07's shape, with at
-// least 5 tiles resident per SM (at most 102 registers a thread; left free, the compiler took 118
-// and only 4 fit), and chapter 08's shorter poll schedule. 128 x 16 with 8 resident came close.
-constexpr int kSegmentedThreads = 128;
-constexpr int kSegmentedItems = 32;
-constexpr int kSegmentedMinBlocksPerSm = 5;
+// The tuning, in chapter 07's policy vocabulary (scanlab/single_pass/policy.cuh), swept on an H100
+// (tests/gpu/tuning/ch10_segmented_sweep.sh; the book's "Measured" section has the numbers):
+// 128 threads x 32 elements a tile (4096), chapter 07's shape, with at least 5 tiles resident per SM
+// (at most 102 registers a thread; left free, the compiler took 118 and only 4 fit), fused
+// descriptors for values of at most 32 bits (fenced ones else: "automatic"), the warp look-back; and
+// chapter 08's shorter poll schedule. 128 x 16 with 8 resident came close.
+using SegmentedPolicy = single_pass::Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 5>;
 constexpr single_pass::PollSchedule kSegmentedPolls = {2000, 500};
 template <class T>
-using SegmentedShape = single_pass::TileShape<T, kSegmentedThreads, kSegmentedItems>;
-static_assert(kSegmentedItems <= 32, "a thread's head flags are the bits of one 32-bit word");
+using SegmentedShape = SegmentedPolicy::Shape<T>;
+static_assert(SegmentedPolicy::kItems <= 32, "a thread's head flags are the bits of one 32-bit word");
 
 // The warp step with heads as BITS. The lifted operator would do it as it does everywhere else,
 // but then every step of the Kogge-Stone scan shuffles a (value, head) pair and applies the rule to
@@ -138,6 +138,7 @@ __device__ __forceinline__ Flagged<T> warp_segmented_scan_bits(const T (&values)
 // Wider values take chapter 07's fenced descriptors (value, fence, flag).
 template <class T>
 struct FusedFlaggedDescriptors {
+  static_assert(sizeof(T) <= 4, "a fused word holds a value of at most 32 bits beside the head bit and the status");
   unsigned long long* words;
 
   __device__ void publish(unsigned tile, single_pass::Status status, const Flagged<T>& p) {
@@ -158,8 +159,8 @@ struct FusedFlaggedDescriptors {
 };
 template <class T>
 using FlaggedDescriptors =
-    std::conditional_t<sizeof(T) <= 4, FusedFlaggedDescriptors<T>,
-                       single_pass::TileDescriptors<Flagged<T>, single_pass::Descriptors::fenced>>;
+    std::conditional_t<single_pass::resolve_descriptors<T>(SegmentedPolicy::kDescriptors) == single_pass::Descriptors::fused,
+                       FusedFlaggedDescriptors<T>, single_pass::TileDescriptors<Flagged<T>, single_pass::Descriptors::fenced>>;
 
 // A tile's head flags, one byte each: word r of a thread holds the 4 flags of its row-r run (the
 // 4 bytes at tile offset Shape::offset(warp, lane, r, 0); the host checked the array's alignment,
@@ -182,7 +183,7 @@ __device__ __forceinline__ void load_flag_words(const std::uint8_t* tile_flags, 
 // lifted exclusive prefix (ExclusiveValueStore, which knows where segments start).
 // --8<-- [start:single_pass_kernel]
 template <class Shape, bool INCLUSIVE, class T, class Op, class Heads, class ExclusiveStore>
-__global__ void __launch_bounds__(Shape::BLOCK_THREADS, kSegmentedMinBlocksPerSm)
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, SegmentedPolicy::kMinBlocksPerSm)
     segmented_scan_single_pass_kernel(const T* in, T* out, std::size_t n, Heads heads, ExclusiveStore store,
                                       FlaggedDescriptors<T> descriptors, unsigned* ticket, bool vectorized,
                                       single_pass::PollSchedule polls) {
@@ -327,7 +328,7 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
   ws.reset(tiles, s);
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
   static const std::size_t resident = scanlab::resident_blocks(
-      segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>, kSegmentedThreads);
+      segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>, SegmentedPolicy::kBlockThreads);
   const single_pass::PollSchedule polls = single_pass::polls_for_grid(kSegmentedPolls, tiles, resident);
   // 16-byte loads and stores of values, and 4-byte loads of a flag array: all or none.
   bool vectorized = single_pass::aligned16(d_in) && single_pass::aligned16(d_out);
@@ -335,7 +336,7 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
     vectorized = vectorized && reinterpret_cast<std::uintptr_t>(heads.flags) % 4 == 0;
   }
   segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>
-      <<<static_cast<unsigned>(tiles), kSegmentedThreads, 0, s>>>(d_in, d_out, n, heads, store, ws.descriptors(),
+      <<<static_cast<unsigned>(tiles), SegmentedPolicy::kBlockThreads, 0, s>>>(d_in, d_out, n, heads, store, ws.descriptors(),
                                                                 ws.ticket(), vectorized, polls);
   SCANLAB_CHECK_LAUNCH();
 }

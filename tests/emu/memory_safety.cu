@@ -17,6 +17,17 @@ __global__ void read_int_at(const char* bytes, long long offset, int* out) {
   if (threadIdx.x == 0) *out = *reinterpret_cast<const int*>(bytes + offset);
 }
 
+// An 8-byte store into an array of 4-byte words, one word in: on a GPU a misaligned address (the
+// array is 4-byte aligned, and the 8-byte word starts 4 bytes past its start). (A 16-byte vector
+// type such as uint4 is copied as four 4-byte words on the CPU, so the emulator cannot see its
+// alignment: see common/emu/src/memcheck.cpp.)
+__global__ void store_wide_into_words(int* out) {
+  __shared__ unsigned words[68];
+  if (threadIdx.x == 0) *reinterpret_cast<unsigned long long*>(words + 1) = 0x200000001ull;
+  __syncthreads();
+  if (threadIdx.x == 0) *out = static_cast<int>(words[2]);
+}
+
 __device__ int recurse(int depth) {
   volatile int pad[256];
   pad[depth % 256] = depth;
@@ -54,6 +65,10 @@ int main(int argc, char** argv) {
     read_int_at<<<1, 32>>>(reinterpret_cast<const char*>(a), 2, a + 10);
     return report(cudaDeviceSynchronize());
   }
+  if (!std::strcmp(which, "misaligned-shared")) {  // an 8-byte shared store at a 4-byte offset: --memcheck
+    store_wide_into_words<<<1, 32>>>(a);
+    return report(cudaDeviceSynchronize());
+  }
   if (!std::strcmp(which, "stack-overflow")) {
     deep<<<1, 1>>>(a, 1 << 20);
     return report(cudaDeviceSynchronize());
@@ -65,6 +80,7 @@ int main(int argc, char** argv) {
     return report(cudaMalloc(&more, 10u << 20));
   }
   std::fprintf(stderr,
-               "usage: memory_safety past-end|before-start|far-past-end|misaligned|stack-overflow|too-much-memory\n");
+               "usage: memory_safety "
+               "past-end|before-start|far-past-end|misaligned|misaligned-shared|stack-overflow|too-much-memory\n");
   return 2;
 }

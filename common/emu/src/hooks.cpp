@@ -34,6 +34,7 @@ inline void on_read(const void* addr, std::size_t bytes, const void* pc, bool al
   Thread* t = running;
   if (!t) return;
   if (is_shared_address(addr)) {
+    if (memcheck && aligned) scanlab_emu::detail::memcheck_shared_alignment(t, addr, bytes, false, pc);
     if (observe_shared) shared_access(t, addr, bytes, false, pc);
   } else if (!on_own_stack(t, addr)) {
     if (memcheck) scanlab_emu::detail::memcheck_access(t, addr, bytes, false, aligned, pc);
@@ -47,6 +48,7 @@ inline void on_write(const void* addr, std::size_t bytes, const void* pc, bool a
   note_store(t);
   if (__builtin_expect(!observe_loads, 1)) return;
   if (is_shared_address(addr)) {
+    if (memcheck && aligned) scanlab_emu::detail::memcheck_shared_alignment(t, addr, bytes, true, pc);
     if (observe_shared) shared_access(t, addr, bytes, true, pc);
   } else {
     if (memcheck) scanlab_emu::detail::memcheck_access(t, addr, bytes, true, aligned, pc);
@@ -59,6 +61,8 @@ inline void on_write(const void* addr, std::size_t bytes, const void* pc, bool a
 inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc, bool aligned = false) {
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
+  if (memcheck && aligned && is_shared_address(addr))
+    scanlab_emu::detail::memcheck_shared_alignment(t, addr, bytes, false, pc);
   if (observe_shared && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
   if (memcheck && !is_shared_address(addr)) scanlab_emu::detail::memcheck_access(t, addr, bytes, false, aligned, pc);
   if (weak_memory) scanlab_emu::detail::stale_restore();
@@ -97,6 +101,7 @@ struct Rmw {
     }
     // Atomics need natural alignment on a GPU, whatever the compiler knows.
     if (memcheck && !is_shared_address(addr)) scanlab_emu::detail::memcheck_access(t, addr, bytes, true, true, pc);
+    if (memcheck && is_shared_address(addr)) scanlab_emu::detail::memcheck_shared_alignment(t, addr, bytes, true, pc);
     if (weak_memory && !is_shared_address(addr)) scanlab_emu::detail::weak_atomic_begin(t, addr, bytes);
     std::memcpy(before, addr, bytes);
   }

@@ -7,7 +7,12 @@
 // the emulator also checks each global access before it happens: one that leaves its allocation
 // (into the rounding slack next to it, which does not fault) or that is misaligned for its size
 // fails the launch with cudaErrorIllegalAddress or cudaErrorMisalignedAddress, as on a GPU.
-// Accesses to memory that is no allocation's (a __device__ variable, host memory) are not checked.
+// Accesses to memory that is no allocation's (a __device__ variable, host memory) are not checked;
+// shared-memory accesses are checked for alignment only (the arena places arrays at the alignment
+// their type asks for, so an 8-byte access into an array of 4-byte words may land anywhere). Not
+// seen: the alignment of 16-byte vector types (uint4, float4): GCC copies them as four 4-byte
+// words, so no 16-byte access reaches the hooks, while a GPU's 16-byte load or store needs a
+// 16-byte aligned address.
 #include <signal.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -85,6 +90,18 @@ void memcheck_access(Thread* t, const void* addr, std::size_t bytes, bool is_wri
                 std::string(head) + " by " + who(t) + " at " + symbolize(pc) + ": an access of " +
                     std::to_string(bytes) + " bytes needs an address that is a multiple of " + std::to_string(bytes));
   }
+}
+
+void memcheck_shared_alignment(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc) {
+  if (bytes <= 1 || (bytes & (bytes - 1)) != 0 || reinterpret_cast<std::uintptr_t>(addr) % bytes == 0) return;
+  const std::size_t offset = static_cast<std::size_t>(static_cast<const char*>(addr) - t->block->shared);
+  char head[160];
+  std::snprintf(head, sizeof head, "misaligned shared %s of %zu bytes at byte %zu of the block's shared memory",
+                is_write ? "write" : "read", bytes, offset);
+  fail_access(cudaErrorMisalignedAddress,
+              std::string(head) + " by " + who(t) + " at " + symbolize(pc) + ": an access of " + std::to_string(bytes) +
+                  " bytes needs an address that is a multiple of " + std::to_string(bytes) +
+                  " (declare the array alignas(" + std::to_string(bytes) + "), or as an array of the wider type)");
 }
 
 // ---- Faults inside a kernel ------------------------------------------------------------------

@@ -21,13 +21,13 @@ replace() {  # replace FILE OLD NEW OUT: OUT is FILE with the line OLD replaced 
   sed "s|$2|$3|" "$1" >"$4"
 }
 names=()
+policy="Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 5>;"
 variants=("$@")
 [[ $# -gt 0 ]] || variants=("32,5,2000,500" "16,8,2000,500")
 for v in "${variants[@]}"; do
   IFS=, read -r i m f e <<<"$v"; name="128x${i}_min${m}_polls_${f}_${e}"; mkdir -p "$work/$name"
-  replace $dp "kSegmentedItems = 32;" "kSegmentedItems = $i;" "$work/$name/a"
-  replace "$work/$name/a" "kSegmentedMinBlocksPerSm = 5;" "kSegmentedMinBlocksPerSm = $m;" "$work/$name/b"
-  replace "$work/$name/b" "kSegmentedPolls = {2000, 500};" "kSegmentedPolls = {$f, $e};" \
+  replace $dp "$policy" "Policy<128, $i, single_pass::Descriptors::automatic, single_pass::Lookback::warp, $m>;" "$work/$name/a"
+  replace "$work/$name/a" "kSegmentedPolls = {2000, 500};" "kSegmentedPolls = {$f, $e};" \
     "$work/$name/segmented_scan_dispatch.cuh"
   names+=("$name")
 done
