@@ -104,7 +104,7 @@ def svg_content(path):
 
 
 def first_difference(a, b):
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return f"item {i}: {x!r} here, {y!r} in a new rendering"
     return f"{len(a)} items here, {len(b)} in a new rendering"

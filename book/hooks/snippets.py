@@ -11,8 +11,9 @@ In a page, a line (optionally indented, usually inside a fenced code block)
 is replaced by the lines between `// --8<-- [start:launch]` and `// --8<-- [end:launch]` in that
 file (paths are relative to the repository root). Marker lines are dropped, the region's common
 indentation is removed and the directive's own indentation is applied. Without `:NAME` the whole
-file is included, minus marker lines. A line starting with `;--8<--` is printed without the `;`
-(how a page shows the syntax itself).
+file is included, minus marker lines. `// clang-format off` and `// clang-format on` lines (the
+formatter's, around a region kept as written) are dropped as well: they are not for the reader.
+A line starting with `;--8<--` is printed without the `;` (how a page shows the syntax itself).
 
 A missing file, a missing, duplicated or unterminated section, a malformed directive and a
 malformed marker all raise SnippetError, which stops `mkdocs build`.
@@ -54,6 +55,7 @@ _ANY_MARKER = re.compile(r"--8<--")
 _SECTION_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 _TODO_BEGIN = re.compile(r"^[ \t]*//[ \t]*BEGIN TODO\b")
 _TODO_END = re.compile(r"^[ \t]*//[ \t]*END TODO\b")
+_FORMAT_SWITCH = re.compile(r"^[ \t]*//[ \t]*clang-format (?:off|on)[ \t]*$")
 
 EDITIONS = ("student", "instructor")
 EXERCISES = "exercises/"
@@ -152,8 +154,9 @@ def _solution_leaks(lines: list[str], rel_path: str, span: tuple[int, int]) -> l
 def extract(root: Path, spec: str, where: str = "page", edition: str = "student",
             leaks: list[str] | None = None) -> list[str]:
     """The lines a directive with this spec stands for in an edition, dedented, marker lines
-    removed. A student-edition directive that would show solution code is reported: appended to
-    `leaks` when a list is given (so that a build can report every one), else raised."""
+    and clang-format off/on lines removed. A student-edition directive that would show solution
+    code is reported: appended to `leaks` when a list is given (so that a build can report every
+    one), else raised."""
     if edition not in EDITIONS:
         raise SnippetError(f"{where}: unknown book edition '{edition}' (editions: {', '.join(EDITIONS)})")
     rel_path, name = _split_spec(spec)
@@ -174,7 +177,7 @@ def extract(root: Path, spec: str, where: str = "page", edition: str = "student"
             if leaks is None:
                 raise SnippetError(message)
             leaks.append(message)
-    body = [line for line in lines[first:end] if not _ANY_MARKER.search(line)]
+    body = [line for line in lines[first:end] if not _ANY_MARKER.search(line) and not _FORMAT_SWITCH.match(line)]
     return textwrap.dedent("\n".join(body)).split("\n") if body else []
 
 

@@ -39,7 +39,7 @@ class KatexHookTest(unittest.TestCase):
         try:
             import mkdocs  # noqa: F401
         except ImportError:
-            raise unittest.SkipTest("mkdocs is not importable here")
+            raise unittest.SkipTest("mkdocs is not importable here") from None
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

@@ -67,6 +67,12 @@ class SnippetTest(unittest.TestCase):
         self.assertEqual(got.split("\n")[-1], "int main() {}")
         self.assertEqual(len(got.split("\n")), 5)
 
+    def test_clang_format_switches_are_dropped(self):
+        self.write("src/b.cu", "// --8<-- [start:t]\n  // clang-format off\n  int a  = 1;\n  // clang-format on\n"
+                               "  int b = 2;  // clang-format off is a comment here\n// --8<-- [end:t]\n")
+        got = self.expand('--8<-- "src/b.cu:t"')
+        self.assertEqual(got, "int a  = 1;\nint b = 2;  // clang-format off is a comment here")
+
     def test_text_around_directives_is_unchanged(self):
         page = "# Title\n\nSome prose with --8<-- in the middle.\n"
         self.assertEqual(self.expand(page), page)
@@ -260,7 +266,7 @@ class EditionBuildTest(unittest.TestCase):
         try:
             import mkdocs  # noqa: F401
         except ImportError:
-            raise unittest.SkipTest("mkdocs is not importable here")
+            raise unittest.SkipTest("mkdocs is not importable here") from None
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

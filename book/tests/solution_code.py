@@ -7,8 +7,9 @@ punctuation, not a comment, at least MIN_LENGTH characters, and not code that th
 anyway: text found in a source file outside solutions/ (the exercise itself with its comments,
 chapters/, common/, ...) or outside the TODO regions of a solutions/ file, such as
 `__syncthreads();` or `const int tid = static_cast<int>(threadIdx.x);`. A line's trailing `//`
-comment is dropped, and lines compare with their whitespace collapsed. A page shows a line when the line occurs in the page's text (the HTML
-without its tags, the way a reader sees it, so syntax highlighting does not hide it).
+comment is dropped, and lines compare with their whitespace collapsed. A page shows a line when
+the line occurs in the page's text (the HTML without its tags, the way a reader sees it, so syntax
+highlighting does not hide it).
 
     solution_code.py --site DIR                  fails when any page shows a solution line
                                                  (the student edition)

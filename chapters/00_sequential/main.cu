@@ -50,9 +50,9 @@ int run(const Config& cfg, Op op) {
   const bool inclusive = cfg.kind == ScanKind::inclusive;
   const bool verbose = !cfg.common.quiet;
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
-  nlohmann::json report = {{"chapter", "00_sequential"}, {"backend", scanlab::backend_name()},
-                           {"n", n}, {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", scanlab::type_label<T>()}, {"results", nlohmann::json::array()}};
+  nlohmann::json report = {{"chapter", "00_sequential"},       {"backend", scanlab::backend_name()},   {"n", n},
+                           {"seed", cfg.common.seed},          {"kind", scanlab::to_string(cfg.kind)}, {"op", cfg.op},
+                           {"type", scanlab::type_label<T>()}, {"results", nlohmann::json::array()}};
 
   const std::vector<T> in = scanlab::random_scan_input<T>(n, cfg.common.seed);
 
@@ -69,8 +69,7 @@ int run(const Config& cfg, Op op) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
   const scanlab::VerifyResult host_check = scanlab::verify_scan(in, host_out, cfg.kind, op);
   std::cout << "host loop:       " << scanlab::verdict_line(host_check, what) << "\n";
-  nlohmann::json host_row = {{"variant", "host_loop"}, {"verified", host_check.ok},
-                             {"message", host_check.message()}};
+  nlohmann::json host_row = {{"variant", "host_loop"}, {"verified", host_check.ok}, {"message", host_check.message()}};
   // The emulator build instruments this file's memory accesses, so host times mean nothing there.
   if (!scanlab::on_emulator()) {
     host_row["ms"] = host_ms;
@@ -92,8 +91,7 @@ int run(const Config& cfg, Op op) {
     check = scanlab::verify_scan(in, got, cfg.kind, op);
   }
   std::cout << "one GPU thread:  " << scanlab::verdict_line(check, what) << "\n";
-  nlohmann::json device_row = {{"variant", "one_thread"}, {"verified", check.ok},
-                               {"message", check.message()}};
+  nlohmann::json device_row = {{"variant", "one_thread"}, {"verified", check.ok}, {"message", check.message()}};
 
   // 3. Timing: only a GPU's times mean anything, and only a correct kernel is worth timing.
   if (!scanlab::on_emulator() && check.ok && n > 0) {

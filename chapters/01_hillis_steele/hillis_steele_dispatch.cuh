@@ -37,8 +37,8 @@ constexpr std::size_t kMaxGridBlocks = 0x7fffffffu;
 namespace detail {
 inline void check_block_scan_size(int n, const char* who) {
   if (n < 0 || n > kMaxBlockScan) {
-    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) +
-                                " is outside [0, " + std::to_string(kMaxBlockScan) +
+    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) + " is outside [0, " +
+                                std::to_string(kMaxBlockScan) +
                                 "]; one block scans at most kMaxBlockScan elements "
                                 "(use hillis_steele_inclusive_scan_tiles, or chapter 05, for more)");
   }
@@ -46,9 +46,8 @@ inline void check_block_scan_size(int n, const char* who) {
 
 inline void check_tile_size(int tile) {
   if (tile < 1 || tile > kMaxBlockScan) {
-    throw std::invalid_argument("hillis_steele_inclusive_scan_tiles: tile = " +
-                                std::to_string(tile) + " is outside [1, " +
-                                std::to_string(kMaxBlockScan) + "]");
+    throw std::invalid_argument("hillis_steele_inclusive_scan_tiles: tile = " + std::to_string(tile) +
+                                " is outside [1, " + std::to_string(kMaxBlockScan) + "]");
   }
 }
 
@@ -61,8 +60,7 @@ constexpr std::size_t double_buffer_bytes(int threads) {
 
 // --8<-- [start:block_launch]
 template <class T, class Op>
-void hillis_steele_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op,
-                                        cudaStream_t s = 0) {
+void hillis_steele_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0) {
   detail::check_block_scan_size(n, "hillis_steele_inclusive_scan_block");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch01::hillis_steele_inclusive_scan_block");
@@ -74,8 +72,7 @@ void hillis_steele_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op,
 // --8<-- [end:block_launch]
 
 template <class T, class Op>
-void hillis_steele_exclusive_scan_block(const T* d_in, T* d_out, int n, Op op,
-                                        cudaStream_t s = 0) {
+void hillis_steele_exclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0) {
   detail::check_block_scan_size(n, "hillis_steele_exclusive_scan_block");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch01::hillis_steele_exclusive_scan_block");
@@ -89,8 +86,8 @@ void hillis_steele_exclusive_scan_block(const T* d_in, T* d_out, int n, Op op,
 // first_tile * tile are neither read nor written (d_in and d_out need only be valid from there on).
 // One launch per at most kMaxGridBlocks tiles, each told its first tile.
 template <class T, class Op>
-void hillis_steele_inclusive_scan_tiles_from(const T* d_in, T* d_out, std::size_t n, int tile,
-                                             std::size_t first_tile, Op op, cudaStream_t s = 0) {
+void hillis_steele_inclusive_scan_tiles_from(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile,
+                                             Op op, cudaStream_t s = 0) {
   detail::check_tile_size(tile);
   const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
   if (first_tile >= tiles) return;
@@ -99,23 +96,21 @@ void hillis_steele_inclusive_scan_tiles_from(const T* d_in, T* d_out, std::size_
   for (std::size_t start = first_tile; start < tiles; start += kMaxGridBlocks) {
     const std::size_t blocks = tiles - start < kMaxGridBlocks ? tiles - start : kMaxGridBlocks;
     hillis_steele_inclusive_scan_tiles_kernel<T, Op>
-        <<<static_cast<unsigned>(blocks), threads, detail::double_buffer_bytes<T>(threads), s>>>(
-            d_in, d_out, n, tile, start, op);
+        <<<static_cast<unsigned>(blocks), threads, detail::double_buffer_bytes<T>(threads), s>>>(d_in, d_out, n, tile,
+                                                                                                 start, op);
     SCANLAB_CHECK_LAUNCH();
   }
 }
 
 // Every tile of in[0, n).
 template <class T, class Op>
-void hillis_steele_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                        cudaStream_t s = 0) {
+void hillis_steele_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op, cudaStream_t s = 0) {
   hillis_steele_inclusive_scan_tiles_from(d_in, d_out, n, tile, 0, op, s);
 }
 
 // The deliberately broken in-place scan of hillis_steele_racy.cuh, launched like the others.
 template <class T, class Op>
-void hillis_steele_inplace_inclusive_scan_block_racy(const T* d_in, T* d_out, int n, Op op,
-                                                     cudaStream_t s = 0) {
+void hillis_steele_inplace_inclusive_scan_block_racy(const T* d_in, T* d_out, int n, Op op, cudaStream_t s = 0) {
   detail::check_block_scan_size(n, "hillis_steele_inplace_inclusive_scan_block_racy");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch01::hillis_steele_inplace_inclusive_scan_block_racy");

@@ -16,8 +16,7 @@ namespace ch01 {
 
 // --8<-- [start:racy_kernel]
 template <class T, class Op>
-__global__ void hillis_steele_inplace_inclusive_scan_block_racy_kernel(const T* in, T* out, int n,
-                                                                       Op op) {
+__global__ void hillis_steele_inplace_inclusive_scan_block_racy_kernel(const T* in, T* out, int n, Op op) {
   extern __shared__ unsigned char ch01_shared_bytes[];
   T* buf = reinterpret_cast<T*>(ch01_shared_bytes);
   const int tid = static_cast<int>(threadIdx.x);

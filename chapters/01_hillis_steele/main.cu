@@ -67,8 +67,8 @@ const char* variant_label(Variant v) {
 // One checked run of `launch`, verified tile by tile for --tile.
 template <class T, class Op>
 scanlab::VerifyResult run_once(const std::vector<T>& in, scanlab::DeviceBuffer<T>& d_in,
-                               scanlab::DeviceBuffer<T>& d_out, const std::function<void()>& launch,
-                               const Config& cfg, Op op) {
+                               scanlab::DeviceBuffer<T>& d_out, const std::function<void()>& launch, const Config& cfg,
+                               Op op) {
   const std::vector<T> got = scanlab::upload_run_download(in, d_in, d_out, /*in_place=*/false, launch);
   SCANLAB_NVTX_RANGE("verify");
   const std::size_t tile = cfg.variant == Variant::tiles ? static_cast<std::size_t>(cfg.tile) : 0;
@@ -90,9 +90,13 @@ int run(const Config& cfg, Op op) {
   const std::size_t n = static_cast<std::size_t>(cfg.common.n);
   const bool verbose = !cfg.common.quiet;
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
-  nlohmann::json report = {{"chapter", "01_hillis_steele"}, {"backend", scanlab::backend_name()},
-                           {"variant", variant_label(cfg.variant)}, {"n", n}, {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)}, {"op", cfg.op},
+  nlohmann::json report = {{"chapter", "01_hillis_steele"},
+                           {"backend", scanlab::backend_name()},
+                           {"variant", variant_label(cfg.variant)},
+                           {"n", n},
+                           {"seed", cfg.common.seed},
+                           {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op},
                            {"type", scanlab::type_label<T>()}};
   if (cfg.variant == Variant::tiles) report["tile"] = cfg.tile;
 
@@ -102,9 +106,7 @@ int run(const Config& cfg, Op op) {
   const int block_n = static_cast<int>(n);  // checked against kMaxBlockScan in main
   const std::function<void()> launch = [&] {
     switch (cfg.variant) {
-      case Variant::tiles:
-        ch01::hillis_steele_inclusive_scan_tiles(d_in.data(), d_out.data(), n, cfg.tile, op);
-        break;
+      case Variant::tiles: ch01::hillis_steele_inclusive_scan_tiles(d_in.data(), d_out.data(), n, cfg.tile, op); break;
       case Variant::racy:
         ch01::hillis_steele_inplace_inclusive_scan_block_racy(d_in.data(), d_out.data(), block_n, op);
         break;
@@ -125,8 +127,8 @@ int run(const Config& cfg, Op op) {
     auto& emu = scanlab_emu::options();
     const scanlab_emu::ThreadOrder saved = emu.thread_order;
     bool all_ok = true;
-    for (const auto order : {scanlab_emu::ThreadOrder::forward, scanlab_emu::ThreadOrder::reverse,
-                             scanlab_emu::ThreadOrder::random}) {
+    for (const auto order :
+         {scanlab_emu::ThreadOrder::forward, scanlab_emu::ThreadOrder::reverse, scanlab_emu::ThreadOrder::random}) {
       emu.thread_order = order;
       const scanlab::VerifyResult r = run_once(in, d_in, d_out, launch, cfg, op);
       std::cout << "thread order " << scanlab_emu::to_string(order) << ": " << scanlab::verdict_line(r, what) << "\n";
@@ -143,8 +145,7 @@ int run(const Config& cfg, Op op) {
 #endif
   check = run_once(in, d_in, d_out, launch, cfg, op);
   std::cout << variant_label(cfg.variant) << ": " << scanlab::verdict_line(check, what)
-            << (cfg.variant == Variant::tiles ? " (tiles of " + std::to_string(cfg.tile) + ")" : "")
-            << "\n";
+            << (cfg.variant == Variant::tiles ? " (tiles of " + std::to_string(cfg.tile) + ")" : "") << "\n";
   if (cfg.variant == Variant::racy) explain_racy(check.ok);
   report["verified"] = check.ok;
   report["message"] = check.message();
@@ -152,9 +153,9 @@ int run(const Config& cfg, Op op) {
   // Timing: only a GPU's times mean anything, and only a correct kernel is worth timing.
   if (!scanlab::on_emulator() && check.ok && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::Bandwidth b = scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
-                                                         2.0 * static_cast<double>(n) * sizeof(T),
-                                                         "counting 2*n*sizeof(T) bytes");
+    const scanlab::Bandwidth b =
+        scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat, 2.0 * static_cast<double>(n) * sizeof(T),
+                                "counting 2*n*sizeof(T) bytes");
     if (verbose && cfg.variant == Variant::block) {
       std::cout << "(one block on one SM: the time is mostly launch latency; --tile fills the GPU)\n";
     }
@@ -170,8 +171,7 @@ int run(const Config& cfg, Op op) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 01: Hillis-Steele scan in one thread block (double-buffered)",
-               "ch01_hillis_steele"};
+  CLI::App app{"Chapter 01: Hillis-Steele scan in one thread block (double-buffered)", "ch01_hillis_steele"};
   Config cfg;
   scanlab::add_common_options(app, cfg.common, kDefaultN);
   scanlab::ScanKindFlags kind_flags;
@@ -182,8 +182,8 @@ int main(int argc, char** argv) {
                                   "scan independent tiles of this many elements (1..1024), any n; "
                                   "inclusive only")
                        ->check(CLI::Range(1, ch01::kMaxBlockScan));
-  auto* racy_opt = app.add_flag("--racy", racy_flag,
-                                "run the single-buffer (in-place) version that races, and watch it fail");
+  auto* racy_opt =
+      app.add_flag("--racy", racy_flag, "run the single-buffer (in-place) version that races, and watch it fail");
   racy_opt->excludes(tile_opt);
   racy_opt->excludes(kind_flags.exclusive_option);
   tile_opt->excludes(kind_flags.exclusive_option);
@@ -195,11 +195,10 @@ int main(int argc, char** argv) {
     return scanlab::usage_error(app, error);
   }
   if (cfg.variant != Variant::tiles && cfg.common.n > static_cast<std::uint64_t>(ch01::kMaxBlockScan)) {
-    return scanlab::usage_error(
-        app, "n = " + std::to_string(cfg.common.n) + " is more than one block scans (at most " +
-                 std::to_string(ch01::kMaxBlockScan) +
-                 " elements, one per thread). Use --tile 1024 to scan independent tiles of any "
-                 "length; chapter 05 scans long arrays as a whole.");
+    return scanlab::usage_error(app, "n = " + std::to_string(cfg.common.n) + " is more than one block scans (at most " +
+                                         std::to_string(ch01::kMaxBlockScan) +
+                                         " elements, one per thread). Use --tile 1024 to scan independent tiles of any "
+                                         "length; chapter 05 scans long arrays as a whole.");
   }
 
   return scanlab::run_reporting_errors(app, [&] {

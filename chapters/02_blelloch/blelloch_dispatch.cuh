@@ -60,16 +60,16 @@ inline void check_tile(int tile, const char* who) {
 }
 
 template <class T, class Op>
-void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile, bool inclusive,
-                  Op op, cudaStream_t s, scanlab::TraceLog log) {
+void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile, bool inclusive, Op op,
+                  cudaStream_t s, scanlab::TraceLog log) {
   const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
   const int threads = tile / 2;
   // A grid holds at most 2^31 - 1 blocks: one launch per that many tiles, each told its first tile.
   for (std::size_t start = first_tile; start < tiles; start += kMaxGridBlocks) {
     const std::size_t blocks = tiles - start < kMaxGridBlocks ? tiles - start : kMaxGridBlocks;
-    blelloch_scan_tiles_kernel<T, Op><<<static_cast<unsigned>(blocks), threads,
-                                        static_cast<std::size_t>(tile) * sizeof(T), s>>>(
-        d_in, d_out, n, start, inclusive, op, log);
+    blelloch_scan_tiles_kernel<T, Op>
+        <<<static_cast<unsigned>(blocks), threads, static_cast<std::size_t>(tile) * sizeof(T), s>>>(
+            d_in, d_out, n, start, inclusive, op, log);
     SCANLAB_CHECK_LAUNCH();
   }
 }
@@ -100,8 +100,7 @@ void blelloch_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op, cudaSt
 // [b*tile, (b+1)*tile) on its own; the last tile may be ragged. A throughput workload, and the
 // per-block phase that chapter 05 completes into a scan of the whole array.
 template <class T, class Op>
-void blelloch_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                   cudaStream_t s = 0) {
+void blelloch_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op, cudaStream_t s = 0) {
   detail::check_tile(tile, "blelloch_exclusive_scan_tiles");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch02::blelloch_exclusive_scan_tiles");
@@ -109,8 +108,7 @@ void blelloch_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int t
 }
 
 template <class T, class Op>
-void blelloch_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                   cudaStream_t s = 0) {
+void blelloch_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op, cudaStream_t s = 0) {
   detail::check_tile(tile, "blelloch_inclusive_scan_tiles");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch02::blelloch_inclusive_scan_tiles");
@@ -121,8 +119,8 @@ void blelloch_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int t
 // first_tile * tile are neither read nor written (d_in and d_out need only be valid from there on).
 // The grading uses it to scan the last tiles of an array longer than 2^31 elements.
 template <class T, class Op>
-void blelloch_scan_tiles_from(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile,
-                              bool inclusive, Op op, cudaStream_t s = 0) {
+void blelloch_scan_tiles_from(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile, bool inclusive,
+                              Op op, cudaStream_t s = 0) {
   detail::check_tile(tile, "blelloch_scan_tiles_from");
   SCANLAB_NVTX_RANGE("ch02::blelloch_scan_tiles_from");
   detail::launch_tiles(d_in, d_out, n, tile, first_tile, inclusive, op, s, scanlab::TraceLog{});

@@ -96,10 +96,14 @@ int run(const Config& cfg, Op op) {
   const bool verbose = !cfg.common.quiet;
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
   const int block_tile = cfg.tiles ? 0 : ch02::blelloch_tile_for(static_cast<int>(n));
-  nlohmann::json report = {{"chapter", "02_blelloch"}, {"backend", scanlab::backend_name()},
-                           {"variant", cfg.tiles ? "tiles" : "block"}, {"n", n},
-                           {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", scanlab::type_label<T>()}};
+  nlohmann::json report = {{"chapter", "02_blelloch"},
+                           {"backend", scanlab::backend_name()},
+                           {"variant", cfg.tiles ? "tiles" : "block"},
+                           {"n", n},
+                           {"seed", cfg.common.seed},
+                           {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op},
+                           {"type", scanlab::type_label<T>()}};
   if (cfg.tiles) report["tile"] = cfg.tile;
   else report["block_tile"] = block_tile;
 
@@ -130,13 +134,12 @@ int run(const Config& cfg, Op op) {
     check = scanlab::verify_tiles(in, got, cfg.kind, op, cfg.tiles ? static_cast<std::size_t>(cfg.tile) : 0);
   }
   std::cout << (cfg.tiles ? "tiles" : "block") << ": " << scanlab::verdict_line(check, what)
-            << (cfg.tiles ? " (tiles of " + std::to_string(cfg.tile) + ")"
-                          : " (tile of " + std::to_string(block_tile) + ", " +
-                                std::to_string(block_tile / 2) + " threads)")
+            << (cfg.tiles
+                    ? " (tiles of " + std::to_string(cfg.tile) + ")"
+                    : " (tile of " + std::to_string(block_tile) + ", " + std::to_string(block_tile / 2) + " threads)")
             << "\n";
   if (verbose && n <= 32) {
-    std::cout << "input:  " << show_all(in) << "\n"
-              << scanlab::to_string(cfg.kind) << ": " << show_all(got) << "\n";
+    std::cout << "input:  " << show_all(in) << "\n" << scanlab::to_string(cfg.kind) << ": " << show_all(got) << "\n";
   }
   report["verified"] = check.ok;
   report["message"] = check.message();
@@ -158,9 +161,9 @@ int run(const Config& cfg, Op op) {
   // Timing: only a GPU's times mean anything, and only a correct kernel is worth timing.
   if (!scanlab::on_emulator() && check.ok && n > 0 && !trace) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::Bandwidth b = scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
-                                                         2.0 * static_cast<double>(n) * sizeof(T),
-                                                         "counting 2*n*sizeof(T) bytes");
+    const scanlab::Bandwidth b =
+        scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat, 2.0 * static_cast<double>(n) * sizeof(T),
+                                "counting 2*n*sizeof(T) bytes");
     if (verbose && !cfg.tiles) {
       std::cout << "(one block on one SM: the time is mostly launch latency; --tiles fills the GPU)\n";
     }
@@ -198,8 +201,7 @@ std::vector<std::int32_t> parse_input_list(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 02: work-efficient (Blelloch) scan of one tile in one thread block",
-               "ch02_blelloch"};
+  CLI::App app{"Chapter 02: work-efficient (Blelloch) scan of one tile in one thread block", "ch02_blelloch"};
   Config cfg;
   scanlab::add_common_options(app, cfg.common, kDefaultN);
   scanlab::ScanKindFlags kind_flags;
@@ -209,12 +211,11 @@ int main(int argc, char** argv) {
   auto* input_opt = app.add_option("--input", input_text,
                                    "scan these int32 values (comma-separated, e.g. 3,1,7,0,4,1,6,3) "
                                    "instead of random ones; sets n");
-  auto* tiles_opt = app.add_flag("--tiles", cfg.tiles,
-                                 "scan independent tiles (one block each) of any n: throughput");
-  auto* tile_opt = app.add_option("--tile", cfg.tile,
-                                  "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
-                       ->check(CLI::Range(2, ch02::kMaxBlockScan))
-                       ->capture_default_str();
+  auto* tiles_opt = app.add_flag("--tiles", cfg.tiles, "scan independent tiles (one block each) of any n: throughput");
+  auto* tile_opt =
+      app.add_option("--tile", cfg.tile, "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
+          ->check(CLI::Range(2, ch02::kMaxBlockScan))
+          ->capture_default_str();
   auto* trace_opt = app.add_option("--trace", cfg.trace,
                                    "write the shared array after every level to this JSON-lines file "
                                    "(traced builds: ch02_blelloch_solution_traced)");
@@ -226,7 +227,9 @@ int main(int argc, char** argv) {
 
   cfg.kind = kind_flags.kind();
   if (*tile_opt) cfg.tiles = true;
-  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  auto usage_error = [&](const std::string& message) {
+    return scanlab::usage_error(app, message);
+  };
   if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
   }
@@ -258,8 +261,8 @@ int main(int argc, char** argv) {
       std::cout << "Chapter 02: Blelloch scan. An up-sweep builds partial sums in a tree over the "
                    "tile, a down-sweep\nturns them into exclusive prefixes: O(n) work in 2 log2 n "
                    "levels, two elements per thread.\n"
-                << "backend: " << scanlab::backend_description()
-                << (scanlab::trace_enabled() ? " (traced build)" : "") << "\n";
+                << "backend: " << scanlab::backend_description() << (scanlab::trace_enabled() ? " (traced build)" : "")
+                << "\n";
     }
     return scanlab::with_element_operator(cfg.type, cfg.op, [&](auto op) {
       return run<typename decltype(op)::value_type>(cfg, op);

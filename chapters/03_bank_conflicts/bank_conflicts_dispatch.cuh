@@ -61,8 +61,8 @@ inline void check_tile(int tile, const char* who) {
 }
 
 template <class Layout, class T, class Op>
-void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile, bool inclusive,
-                  Op op, cudaStream_t s) {
+void launch_tiles(const T* d_in, T* d_out, std::size_t n, int tile, std::size_t first_tile, bool inclusive, Op op,
+                  cudaStream_t s) {
   const std::size_t tiles = (n + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile);
   const std::size_t shared = static_cast<std::size_t>(shared_words<Layout>(tile)) * sizeof(T);
   // A grid holds at most 2^31 - 1 blocks: one launch per that many tiles, each told its first tile.
@@ -97,8 +97,7 @@ void blelloch_layout_inclusive_scan_block(const T* d_in, T* d_out, int n, Op op,
 
 // Many independent tiles of `tile` elements (a power of two, 2..2048), the last one ragged.
 template <class Layout = Padded, class T, class Op>
-void blelloch_layout_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                          cudaStream_t s = 0) {
+void blelloch_layout_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op, cudaStream_t s = 0) {
   detail::check_tile(tile, "blelloch_layout_exclusive_scan_tiles");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch03::blelloch_layout_exclusive_scan_tiles");
@@ -106,8 +105,7 @@ void blelloch_layout_exclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n
 }
 
 template <class Layout = Padded, class T, class Op>
-void blelloch_layout_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op,
-                                          cudaStream_t s = 0) {
+void blelloch_layout_inclusive_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, Op op, cudaStream_t s = 0) {
   detail::check_tile(tile, "blelloch_layout_inclusive_scan_tiles");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch03::blelloch_layout_inclusive_scan_tiles");

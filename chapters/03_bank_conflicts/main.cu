@@ -134,9 +134,9 @@ class QuietStderr {
 };
 
 struct PhaseBanks {
-  unsigned worst = 0;              // highest conflict degree of any warp access in the phase
-  std::uint64_t accesses = 0;      // warp-wide shared accesses
-  std::uint64_t extra = 0;         // wavefronts beyond the conflict-free count
+  unsigned worst = 0;          // highest conflict degree of any warp access in the phase
+  std::uint64_t accesses = 0;  // warp-wide shared accesses
+  std::uint64_t extra = 0;     // wavefronts beyond the conflict-free count
   std::array<std::uint64_t, 33> degree_count{};
 };
 
@@ -232,23 +232,23 @@ bool bank_table(int n, std::uint64_t seed, const std::string& report_path, bool 
   const int m = ch03::blelloch_tile_for(n);
   const std::vector<Level> levels = tree_levels(m);
   if (print) {
-    std::cout << "\nBank conflicts per tree level, one block scanning " << n << " int32 (tile " << m
-              << ", " << m / 2 << " threads), measured by the emulator\n"
+    std::cout << "\nBank conflicts per tree level, one block scanning " << n << " int32 (tile " << m << ", " << m / 2
+              << " threads), measured by the emulator\n"
               << "(worst degree of any warp-wide shared access in the level; extra = wavefronts "
                  "beyond one per access):\n\n"
-              << std::left << std::setw(9) << "level" << std::right << std::setw(8) << "stride"
-              << std::setw(8) << "active" << std::setw(12) << "unpadded" << std::setw(8) << "extra"
-              << std::setw(10) << "padded" << std::setw(8) << "extra" << "\n";
+              << std::left << std::setw(9) << "level" << std::right << std::setw(8) << "stride" << std::setw(8)
+              << "active" << std::setw(12) << "unpadded" << std::setw(8) << "extra" << std::setw(10) << "padded"
+              << std::setw(8) << "extra"
+              << "\n";
     std::uint64_t total_before = 0;
     std::uint64_t total_after = 0;
     for (const Level& l : levels) {
       total_before += extra_of(before, l.phase);
       total_after += extra_of(after, l.phase);
       std::cout << std::left << std::setw(9) << l.name << std::right << std::setw(8)
-                << (l.stride ? std::to_string(l.stride) : std::string("-")) << std::setw(8) << l.active
-                << std::setw(12) << degree_text(before, l.phase) << std::setw(8) << extra_of(before, l.phase)
-                << std::setw(10) << degree_text(after, l.phase) << std::setw(8) << extra_of(after, l.phase)
-                << "\n";
+                << (l.stride ? std::to_string(l.stride) : std::string("-")) << std::setw(8) << l.active << std::setw(12)
+                << degree_text(before, l.phase) << std::setw(8) << extra_of(before, l.phase) << std::setw(10)
+                << degree_text(after, l.phase) << std::setw(8) << extra_of(after, l.phase) << "\n";
     }
     std::cout << std::left << std::setw(25) << "all levels" << std::right << std::setw(20) << total_before
               << std::setw(18) << total_after << "\n";
@@ -258,26 +258,36 @@ bool bank_table(int n, std::uint64_t seed, const std::string& report_path, bool 
   if (!report_path.empty()) {
     std::ofstream file(report_path);
     if (!file) throw std::runtime_error("cannot write the bank report to '" + report_path + "'");
-    nlohmann::ordered_json meta = {{"type", "meta"}, {"format", "scanlab-trace"}, {"version", 1},
-                                   {"chapter", "03_bank_conflicts"}, {"backend", scanlab::backend_name()},
-                                   {"n", n}, {"tile", m}, {"banks", ch03::kNumBanks},
+    nlohmann::ordered_json meta = {{"type", "meta"},
+                                   {"format", "scanlab-trace"},
+                                   {"version", 1},
+                                   {"chapter", "03_bank_conflicts"},
+                                   {"backend", scanlab::backend_name()},
+                                   {"n", n},
+                                   {"tile", m},
+                                   {"banks", ch03::kNumBanks},
                                    {"verified", ok_unpadded && ok_padded}};
     file << meta.dump() << "\n";
     for (const Level& l : levels) {
-      nlohmann::ordered_json line = {{"type", "banks"}, {"phase", l.phase}, {"level", l.name},
-                                     {"stride", l.stride}, {"active", l.active},
+      nlohmann::ordered_json line = {{"type", "banks"},
+                                     {"phase", l.phase},
+                                     {"level", l.name},
+                                     {"stride", l.stride},
+                                     {"active", l.active},
                                      {"unpadded", phase_json(before, l.phase)},
                                      {"padded", phase_json(after, l.phase)}};
       file << line.dump() << "\n";
     }
     for (const Level& l : levels) {
-      nlohmann::ordered_json line = {{"type", "bank_map"}, {"phase", l.phase}, {"level", l.name},
-                                     {"stride", l.stride}, {"unpadded", lane_map<ch03::Unpadded>(l, m)},
+      nlohmann::ordered_json line = {{"type", "bank_map"},
+                                     {"phase", l.phase},
+                                     {"level", l.name},
+                                     {"stride", l.stride},
+                                     {"unpadded", lane_map<ch03::Unpadded>(l, m)},
                                      {"padded", lane_map<ch03::Padded>(l, m)}};
       file << line.dump() << "\n";
     }
-    file << nlohmann::ordered_json{{"type", "end"}, {"records", 0}, {"dropped", 0}, {"truncated", 0}}.dump()
-         << "\n";
+    file << nlohmann::ordered_json{{"type", "end"}, {"records", 0}, {"dropped", 0}, {"truncated", 0}}.dump() << "\n";
     if (!file) throw std::runtime_error("writing the bank report failed");
     if (print) std::cout << "bank report written to " << report_path << "\n";
   }
@@ -307,10 +317,15 @@ int run(const Config& cfg, Op op) {
   const bool verbose = !cfg.common.quiet;
   const bool padded = cfg.layout == "padded";
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
-  nlohmann::json report = {{"chapter", "03_bank_conflicts"}, {"backend", scanlab::backend_name()},
-                           {"variant", cfg.tiles ? "tiles" : "block"}, {"layout", cfg.layout},
-                           {"n", n}, {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", scanlab::type_label<T>()}};
+  nlohmann::json report = {{"chapter", "03_bank_conflicts"},
+                           {"backend", scanlab::backend_name()},
+                           {"variant", cfg.tiles ? "tiles" : "block"},
+                           {"layout", cfg.layout},
+                           {"n", n},
+                           {"seed", cfg.common.seed},
+                           {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op},
+                           {"type", scanlab::type_label<T>()}};
   if (cfg.tiles) report["tile"] = cfg.tile;
 
   const std::vector<T> in = scanlab::random_scan_input<T>(n, cfg.common.seed);
@@ -344,9 +359,9 @@ int run(const Config& cfg, Op op) {
 
   if (!scanlab::on_emulator() && check.ok && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::Bandwidth b = scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
-                                                         2.0 * static_cast<double>(n) * sizeof(T),
-                                                         "counting 2*n*sizeof(T) bytes");
+    const scanlab::Bandwidth b =
+        scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat, 2.0 * static_cast<double>(n) * sizeof(T),
+                                "counting 2*n*sizeof(T) bytes");
     if (verbose && !cfg.tiles) {
       std::cout << "(one block on one SM: the time is mostly launch latency; --tiles fills the GPU; "
                    "ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st counters show the "
@@ -370,16 +385,14 @@ int main(int argc, char** argv) {
   scanlab::ScanKindFlags kind_flags;
   scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
   scanlab::add_element_options(app, cfg.type, cfg.op);
-  app.add_option("--layout", cfg.layout,
-                 "shared-memory layout: padded (this chapter) or unpadded (chapter 02's)")
+  app.add_option("--layout", cfg.layout, "shared-memory layout: padded (this chapter) or unpadded (chapter 02's)")
       ->check(CLI::IsMember({"padded", "unpadded"}))
       ->capture_default_str();
-  auto* tiles_opt = app.add_flag("--tiles", cfg.tiles,
-                                 "scan independent tiles (one block each) of any n: throughput");
-  auto* tile_opt = app.add_option("--tile", cfg.tile,
-                                  "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
-                       ->check(CLI::Range(2, ch03::kMaxBlockScan))
-                       ->capture_default_str();
+  auto* tiles_opt = app.add_flag("--tiles", cfg.tiles, "scan independent tiles (one block each) of any n: throughput");
+  auto* tile_opt =
+      app.add_option("--tile", cfg.tile, "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
+          ->check(CLI::Range(2, ch03::kMaxBlockScan))
+          ->capture_default_str();
   auto* report_opt = app.add_option("--bank-report", cfg.bank_report,
                                     "emulator only: write the per-level bank table and warp 0's "
                                     "index-to-bank maps to this JSON-lines file (lab viz 03)");
@@ -389,7 +402,9 @@ int main(int argc, char** argv) {
 
   cfg.kind = kind_flags.kind();
   if (*tile_opt) cfg.tiles = true;
-  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  auto usage_error = [&](const std::string& message) {
+    return scanlab::usage_error(app, message);
+  };
   if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
   }

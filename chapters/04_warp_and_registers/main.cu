@@ -74,10 +74,16 @@ int run(const Config& cfg, Op op) {
   const std::size_t tile = static_cast<std::size_t>(tile_of(cfg));
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind) + ", tiles of " + std::to_string(tile) +
                            (cfg.in_place ? ", in place" : "");
-  nlohmann::json report = {{"chapter", "04_warp_and_registers"}, {"backend", scanlab::backend_name()},
-                           {"variant", variant_label(cfg.variant)}, {"n", n}, {"tile", tile},
-                           {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", scanlab::type_label<T>()}, {"in_place", cfg.in_place}};
+  nlohmann::json report = {{"chapter", "04_warp_and_registers"},
+                           {"backend", scanlab::backend_name()},
+                           {"variant", variant_label(cfg.variant)},
+                           {"n", n},
+                           {"tile", tile},
+                           {"seed", cfg.common.seed},
+                           {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op},
+                           {"type", scanlab::type_label<T>()},
+                           {"in_place", cfg.in_place}};
   if (cfg.variant == Variant::items) {
     report["threads"] = ch04::items_threads_for_tile(cfg.tile);
     report["items_per_thread"] = ch04::items_per_thread_for_tile(cfg.tile);
@@ -109,9 +115,9 @@ int run(const Config& cfg, Op op) {
   // the input changes with every run, which does not change the time.
   if (!scanlab::on_emulator() && check.ok && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::Bandwidth b = scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
-                                                         2.0 * static_cast<double>(n) * sizeof(T),
-                                                         "counting 2*n*sizeof(T) bytes");
+    const scanlab::Bandwidth b =
+        scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat, 2.0 * static_cast<double>(n) * sizeof(T),
+                                "counting 2*n*sizeof(T) bytes");
     scanlab::add_timing(report, b);
   } else if (!cfg.common.quiet && scanlab::on_emulator()) {
     scanlab::say_not_timed();
@@ -146,7 +152,9 @@ int main(int argc, char** argv) {
 
   cfg.kind = kind_flags.kind();
   cfg.variant = variant == "warp" ? Variant::warp : variant == "block" ? Variant::block : Variant::items;
-  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  auto usage_error = [&](const std::string& message) {
+    return scanlab::usage_error(app, message);
+  };
   if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
   }

@@ -121,8 +121,7 @@ void launch_items(const T* d_in, T* d_out, std::size_t n, Op op, cudaStream_t s,
 }
 
 template <bool INCLUSIVE, class T, class Op>
-void launch_items_tile(const T* d_in, T* d_out, std::size_t n, int tile, Op op, cudaStream_t s,
-                       T* d_thread_totals) {
+void launch_items_tile(const T* d_in, T* d_out, std::size_t n, int tile, Op op, cudaStream_t s, T* d_thread_totals) {
   switch (tile) {
     case 1024: launch_items<INCLUSIVE, 128, 8>(d_in, d_out, n, op, s, d_thread_totals); break;
     case 2048: launch_items<INCLUSIVE, 256, 8>(d_in, d_out, n, op, s, d_thread_totals); break;
@@ -174,8 +173,8 @@ void block_scan_tiles(const T* d_in, T* d_out, std::size_t n, bool inclusive, Op
 // d_thread_totals as in block_scan_tiles, items_threads_for_tile(tile) threads per block.
 // --8<-- [start:items_launch]
 template <class T, class Op>
-void items_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, bool inclusive, Op op,
-                      cudaStream_t s = 0, T* d_thread_totals = nullptr) {
+void items_scan_tiles(const T* d_in, T* d_out, std::size_t n, int tile, bool inclusive, Op op, cudaStream_t s = 0,
+                      T* d_thread_totals = nullptr) {
   if (tile != 1024 && tile != 2048 && tile != 4096 && tile != 8192) {
     throw std::invalid_argument("ch04::items_scan_tiles: tile = " + std::to_string(tile) +
                                 " is not one of 1024, 2048, 4096, 8192");

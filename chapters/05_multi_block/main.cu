@@ -82,8 +82,8 @@ const char* algorithm_label(Algorithm a) {
 // values: at n = 2^31 that would be another 17 GB). Integers and affine maps exactly; float sums
 // against a float64 reference with the length-dependent tolerance.
 template <class In, class Op>
-scanlab::VerifyResult verify(const std::vector<In>& in, const std::vector<typename Op::value_type>& got,
-                             ScanKind kind, Op op) {
+scanlab::VerifyResult verify(const std::vector<In>& in, const std::vector<typename Op::value_type>& got, ScanKind kind,
+                             Op op) {
   using Acc = typename Op::value_type;
   if constexpr (std::is_floating_point_v<Acc> && std::is_same_v<Op, Plus<Acc>> && std::is_same_v<In, Acc>) {
     return scanlab::verify_float_scan(in, got, kind);
@@ -145,10 +145,16 @@ int run(const Config& cfg, Op op) {
   const std::size_t n = static_cast<std::size_t>(cfg.common.n);
   const bool inclusive = cfg.kind == ScanKind::inclusive;
   const bool verbose = !cfg.common.quiet;
-  nlohmann::json report = {{"chapter", "05_multi_block"}, {"backend", scanlab::backend_name()},
-                           {"algorithm", algorithm_label(cfg.algorithm)}, {"n", n}, {"tile", Policy::kTile},
-                           {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", scanlab::type_label<In>()}, {"sum_type", scanlab::type_label<Acc>()},
+  nlohmann::json report = {{"chapter", "05_multi_block"},
+                           {"backend", scanlab::backend_name()},
+                           {"algorithm", algorithm_label(cfg.algorithm)},
+                           {"n", n},
+                           {"tile", Policy::kTile},
+                           {"seed", cfg.common.seed},
+                           {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op},
+                           {"type", scanlab::type_label<In>()},
+                           {"sum_type", scanlab::type_label<Acc>()},
                            {"in_place", cfg.in_place}};
   const std::string what =
       scanlab::describe_scan<In, Op>(n, cfg.kind) +
@@ -221,10 +227,9 @@ int run(const Config& cfg, Op op) {
   // Timing: only a GPU's times mean anything, and only a correct scan is worth timing.
   if (!scanlab::on_emulator() && check.ok && n > 0 && !trace) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::Bandwidth b =
-        scanlab::time_bandwidth(launch, /*warmup=*/3, cfg.common.repeat,
-                                static_cast<double>(n) * static_cast<double>(sizeof(In) + sizeof(Acc)),
-                                "counting n reads and n writes");
+    const scanlab::Bandwidth b = scanlab::time_bandwidth(
+        launch, /*warmup=*/3, cfg.common.repeat, static_cast<double>(n) * static_cast<double>(sizeof(In) + sizeof(Acc)),
+        "counting n reads and n writes");
     scanlab::add_timing(report, b);
   } else if (verbose && scanlab::on_emulator()) {
     scanlab::say_not_timed();
@@ -292,14 +297,16 @@ int main(int argc, char** argv) {
                  "reduce-then-scan: use at most this many blocks (0: as many as fill the device)")
       ->capture_default_str();
   app.add_option("--trace", cfg.trace,
-                                   "write a trace of block sums, spine and uniform adds to this file "
-                                   "(traced builds: ch05_multi_block_solution_traced)");
+                 "write a trace of block sums, spine and uniform adds to this file "
+                 "(traced builds: ch05_multi_block_solution_traced)");
   scanlab::run_cli(app, argc, argv);
 
   cfg.kind = kind_flags.kind();
   cfg.algorithm = algorithm == "scan-then-propagate" ? Algorithm::scan_then_propagate : Algorithm::reduce_then_scan;
   if (cfg.sum_type.empty()) cfg.sum_type = cfg.op == "affine" ? "uint32" : cfg.type;
-  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  auto usage_error = [&](const std::string& message) {
+    return scanlab::usage_error(app, message);
+  };
 
   // Combinations this driver offers.
   if (cfg.op == "affine" && (cfg.type != "int32" || cfg.sum_type != "uint32")) {
@@ -308,8 +315,8 @@ int main(int argc, char** argv) {
   if (cfg.op == "max" && ((cfg.type != "int32" && cfg.type != "float") || cfg.sum_type != cfg.type)) {
     return usage_error("--op max runs on int32 or float, with no --sum-type");
   }
-  if (cfg.op == "plus" && cfg.sum_type != cfg.type &&
-      !(cfg.type == "int32" && cfg.sum_type == "int64") && !(cfg.type == "uint32" && cfg.sum_type == "uint64")) {
+  if (cfg.op == "plus" && cfg.sum_type != cfg.type && !(cfg.type == "int32" && cfg.sum_type == "int64") &&
+      !(cfg.type == "uint32" && cfg.sum_type == "uint64")) {
     return usage_error("--sum-type " + cfg.sum_type + " with --type " + cfg.type +
                        ": the sums are either the input type, or int64 for int32 and uint64 for uint32 input");
   }
@@ -330,8 +337,10 @@ int main(int argc, char** argv) {
   // Sizes it cannot handle, said before anything is allocated.
   const std::uint64_t n = cfg.common.n;
   if (scanlab::on_emulator() && n > kEmulatorMaxN) {
-    return usage_error("n = " + std::to_string(n) + " is more than the emulator runs in reasonable time and "
-                       "memory (at most 2^27 = " + std::to_string(kEmulatorMaxN) +
+    return usage_error("n = " + std::to_string(n) +
+                       " is more than the emulator runs in reasonable time and "
+                       "memory (at most 2^27 = " +
+                       std::to_string(kEmulatorMaxN) +
                        "); sizes past 2^31 are for a GPU build (ch05_multi_block_solution on the gpu preset)");
   }
   if (cfg.op == "plus" && (cfg.sum_type == "int32" || cfg.sum_type == "uint32") && !cfg.allow_wrap) {
@@ -345,16 +354,16 @@ int main(int argc, char** argv) {
   }
   if (n > 0 && (n - 1) / static_cast<std::uint64_t>(cfg.tile) >= 0x7fffffffu &&
       cfg.algorithm == Algorithm::scan_then_propagate) {
-    return usage_error("n = " + std::to_string(n) + " needs more than 2^31 - 1 tiles of " +
-                       std::to_string(cfg.tile) + "; use --tile 4096");
+    return usage_error("n = " + std::to_string(n) + " needs more than 2^31 - 1 tiles of " + std::to_string(cfg.tile) +
+                       "; use --tile 4096");
   }
 
   return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 05: a scan of any length across many blocks. Each block scans a tile; the\n"
                    "tiles' totals are scanned in turn and each tile gets everything to its left.\n"
-                << "backend: " << scanlab::backend_description()
-                << (scanlab::trace_enabled() ? " (traced build)" : "") << "\n";
+                << "backend: " << scanlab::backend_description() << (scanlab::trace_enabled() ? " (traced build)" : "")
+                << "\n";
     }
     if (cfg.tile == 32) return dispatch<ch05::WarpTiles>(cfg);
     return dispatch<ch05::LargeTiles>(cfg);

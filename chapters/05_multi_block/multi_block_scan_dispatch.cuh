@@ -62,8 +62,7 @@ class Scratch {
 // tile after tile, carrying the running total from one tile to the next.
 template <class Op>
 __global__ void __launch_bounds__(SpinePolicy::kThreads)
-    spine_exclusive_scan_kernel(typename Op::value_type* partials, std::size_t count, Op op,
-                                scanlab::TraceLog log) {
+    spine_exclusive_scan_kernel(typename Op::value_type* partials, std::size_t count, Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
   using Policy = SpinePolicy;
   using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
@@ -119,9 +118,8 @@ std::size_t scan_then_propagate_scratch_elems(std::size_t n) {
 // sums; sums points at scratch for detail::scan_then_propagate_scratch_elems<Policy>(n) values.
 // --8<-- [start:scan_then_propagate_levels]
 template <class Policy, class In, class Op>
-void scan_then_propagate_level(const In* d_in, typename Op::value_type* d_out, std::size_t n, bool inclusive,
-                               Op op, typename Op::value_type* d_sums, cudaStream_t s, scanlab::TraceLog log,
-                               int level) {
+void scan_then_propagate_level(const In* d_in, typename Op::value_type* d_out, std::size_t n, bool inclusive, Op op,
+                               typename Op::value_type* d_sums, cudaStream_t s, scanlab::TraceLog log, int level) {
   if (n == 0) return;
   const std::size_t tiles = detail::tiles_for(n, Policy::kTile);
   const unsigned grid = detail::grid_for(tiles, "ch05::scan_then_propagate");
@@ -131,8 +129,7 @@ void scan_then_propagate_level(const In* d_in, typename Op::value_type* d_out, s
   if (tiles == 1) return;  // one tile: its own scan is the answer
   // 2. The block sums, scanned exclusively in place: d_sums[b] becomes everything left of tile b.
   //    The same function one level up; its own sums go right after these.
-  scan_then_propagate_level<Policy>(d_sums, d_sums, tiles, /*inclusive=*/false, op, d_sums + tiles, s, log,
-                                    level + 1);
+  scan_then_propagate_level<Policy>(d_sums, d_sums, tiles, /*inclusive=*/false, op, d_sums + tiles, s, log, level + 1);
   // 3. Add d_sums[b] on the left of every element of tile b >= 1.
   uniform_add_kernel<Policy><<<grid - 1, Policy::kThreads, 0, s>>>(d_out, n, 1, d_sums, op, log, level);
   SCANLAB_CHECK_LAUNCH();
@@ -141,8 +138,7 @@ void scan_then_propagate_level(const In* d_in, typename Op::value_type* d_out, s
 
 template <class Policy = LargeTiles, class In, class Op>
 void scan_then_propagate(const In* d_in, typename Op::value_type* d_out, std::size_t n, bool inclusive, Op op,
-                         Scratch<typename Op::value_type>& scratch, cudaStream_t s = 0,
-                         scanlab::TraceLog log = {}) {
+                         Scratch<typename Op::value_type>& scratch, cudaStream_t s = 0, scanlab::TraceLog log = {}) {
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch05::scan_then_propagate");
   auto* sums = scratch.reserve(detail::scan_then_propagate_scratch_elems<Policy>(n));
@@ -189,11 +185,10 @@ void reduce_then_scan(const In* d_in, typename Op::value_type* d_out, std::size_
   auto* partials = scratch.reserve(blocks);
   reduce_ranges_kernel<Policy><<<blocks, Policy::kThreads, 0, s>>>(d_in, n, tiles_per_block, 0, partials, op, log);
   SCANLAB_CHECK_LAUNCH();
-  spine_exclusive_scan_kernel<<<1, SpinePolicy::kThreads, 0, s>>>(partials, static_cast<std::size_t>(blocks), op,
-                                                                  log);
+  spine_exclusive_scan_kernel<<<1, SpinePolicy::kThreads, 0, s>>>(partials, static_cast<std::size_t>(blocks), op, log);
   SCANLAB_CHECK_LAUNCH();
-  scan_ranges_kernel<Policy><<<blocks, Policy::kThreads, 0, s>>>(d_in, d_out, n, inclusive, tiles_per_block, 0,
-                                                                 partials, op, log);
+  scan_ranges_kernel<Policy>
+      <<<blocks, Policy::kThreads, 0, s>>>(d_in, d_out, n, inclusive, tiles_per_block, 0, partials, op, log);
   SCANLAB_CHECK_LAUNCH();
 }
 // --8<-- [end:reduce_then_scan]
@@ -220,8 +215,8 @@ void scan_tiles_from(const In* d_in, typename Op::value_type* d_out, std::size_t
   const std::size_t tiles = detail::tiles_for(n, Policy::kTile);
   if (first_tile >= tiles) return;
   const unsigned grid = detail::grid_for(tiles - first_tile, "ch05::scan_tiles_from");
-  scan_tiles_kernel<Policy><<<grid, Policy::kThreads, 0, s>>>(d_in, d_out, n, first_tile, inclusive, d_sums, op,
-                                                              scanlab::TraceLog{}, 0);
+  scan_tiles_kernel<Policy>
+      <<<grid, Policy::kThreads, 0, s>>>(d_in, d_out, n, first_tile, inclusive, d_sums, op, scanlab::TraceLog{}, 0);
   SCANLAB_CHECK_LAUNCH();
 }
 
@@ -233,8 +228,8 @@ void uniform_add_from(typename Op::value_type* d_out, std::size_t n, std::size_t
   const std::size_t tiles = detail::tiles_for(n, Policy::kTile);
   if (first_tile >= tiles) return;
   const unsigned grid = detail::grid_for(tiles - first_tile, "ch05::uniform_add_from");
-  uniform_add_kernel<Policy><<<grid, Policy::kThreads, 0, s>>>(d_out, n, first_tile, d_prefixes, op,
-                                                               scanlab::TraceLog{}, 0);
+  uniform_add_kernel<Policy>
+      <<<grid, Policy::kThreads, 0, s>>>(d_out, n, first_tile, d_prefixes, op, scanlab::TraceLog{}, 0);
   SCANLAB_CHECK_LAUNCH();
 }
 
@@ -245,20 +240,20 @@ void reduce_ranges_from(const In* d_in, std::size_t n, std::size_t tiles_per_blo
   const std::size_t blocks = detail::tiles_for(detail::tiles_for(n, Policy::kTile), tiles_per_block);
   if (first_block >= blocks) return;
   const unsigned grid = detail::grid_for(blocks - first_block, "ch05::reduce_ranges_from");
-  reduce_ranges_kernel<Policy><<<grid, Policy::kThreads, 0, s>>>(d_in, n, tiles_per_block, first_block, d_partials,
-                                                                 op, scanlab::TraceLog{});
+  reduce_ranges_kernel<Policy>
+      <<<grid, Policy::kThreads, 0, s>>>(d_in, n, tiles_per_block, first_block, d_partials, op, scanlab::TraceLog{});
   SCANLAB_CHECK_LAUNCH();
 }
 
 template <class Policy, class In, class Op>
 void scan_ranges_from(const In* d_in, typename Op::value_type* d_out, std::size_t n, bool inclusive,
-                      std::size_t tiles_per_block, std::size_t first_block,
-                      const typename Op::value_type* d_partials, Op op, cudaStream_t s = 0) {
+                      std::size_t tiles_per_block, std::size_t first_block, const typename Op::value_type* d_partials,
+                      Op op, cudaStream_t s = 0) {
   const std::size_t blocks = detail::tiles_for(detail::tiles_for(n, Policy::kTile), tiles_per_block);
   if (first_block >= blocks) return;
   const unsigned grid = detail::grid_for(blocks - first_block, "ch05::scan_ranges_from");
-  scan_ranges_kernel<Policy><<<grid, Policy::kThreads, 0, s>>>(d_in, d_out, n, inclusive, tiles_per_block,
-                                                               first_block, d_partials, op, scanlab::TraceLog{});
+  scan_ranges_kernel<Policy><<<grid, Policy::kThreads, 0, s>>>(d_in, d_out, n, inclusive, tiles_per_block, first_block,
+                                                               d_partials, op, scanlab::TraceLog{});
   SCANLAB_CHECK_LAUNCH();
 }
 

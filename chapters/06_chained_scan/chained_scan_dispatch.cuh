@@ -34,8 +34,8 @@ using DefaultPolicy = Policy<256, 16>;
 // --8<-- [start:kernel]
 template <class Shape, bool INCLUSIVE, class T, class Op>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS)
-    chained_scan_kernel(const T* in, T* out, std::size_t n, ChainState<T> state, TileOrder order,
-                        bool vectorized, Op op) {
+    chained_scan_kernel(const T* in, T* out, std::size_t n, ChainState<T> state, TileOrder order, bool vectorized,
+                        Op op) {
   __shared__ single_pass::WarpTotals<Shape, T> warp_totals;
   __shared__ unsigned tile_slot;
   __shared__ T tile_prefix;
@@ -97,7 +97,8 @@ class ChainedScan {
     if (n == 0) return;
     const std::size_t tiles = tiles_for(n);
     if (tiles > max_tiles_) {
-      throw std::invalid_argument("ch06::ChainedScan: n = " + std::to_string(n) + " is more than this state was made for");
+      throw std::invalid_argument("ch06::ChainedScan: n = " + std::to_string(n) +
+                                  " is more than this state was made for");
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch06::ChainedScan: more than 2^31 - 1 tiles");
     SCANLAB_NVTX_RANGE("ch06::chained_scan");

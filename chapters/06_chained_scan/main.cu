@@ -78,10 +78,15 @@ int run(const Config& cfg, Op op) {
   }
   const std::string what = std::to_string(n) + " elements, " + scanlab::to_string(cfg.kind) + " " + cfg.op + ", " +
                            scanlab::type_label<T>() + (cfg.in_place ? ", in place" : "");
-  nlohmann::json report = {{"chapter", "06_chained_scan"}, {"backend", scanlab::backend_name()},
-                           {"n", n}, {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", scanlab::type_label<T>()},
-                           {"order", cfg.order}, {"in_place", cfg.in_place}};
+  nlohmann::json report = {{"chapter", "06_chained_scan"},
+                           {"backend", scanlab::backend_name()},
+                           {"n", n},
+                           {"seed", cfg.common.seed},
+                           {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op},
+                           {"type", scanlab::type_label<T>()},
+                           {"order", cfg.order},
+                           {"in_place", cfg.in_place}};
 
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out_storage(cfg.in_place ? 0 : n);
@@ -89,9 +94,9 @@ int run(const Config& cfg, Op op) {
   const Launch launch = make_scan<T>(cfg, n, op);
 
   auto run_once = [&]() -> scanlab::VerifyResult {
-    const std::vector<T> got =
-        scanlab::upload_run_download(in, d_in, d_out_storage, cfg.in_place,
-                                     [&] { launch(d_in.data(), d_out.data(), n); });
+    const std::vector<T> got = scanlab::upload_run_download(in, d_in, d_out_storage, cfg.in_place, [&] {
+      launch(d_in.data(), d_out.data(), n);
+    });
     SCANLAB_NVTX_RANGE("verify");
     return scanlab::verify_scan(in, got, cfg.kind, op);
   };
@@ -108,9 +113,11 @@ int run(const Config& cfg, Op op) {
 
   if (!scanlab::on_emulator() && ok && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::Bandwidth b =
-        scanlab::time_bandwidth([&] { launch(d_in.data(), d_out.data(), n); }, 3, cfg.common.repeat,
-                                2.0 * static_cast<double>(n) * sizeof(T), "2*n*sizeof(T) bytes; flag reset included");
+    const scanlab::Bandwidth b = scanlab::time_bandwidth(
+        [&] {
+          launch(d_in.data(), d_out.data(), n);
+        },
+        3, cfg.common.repeat, 2.0 * static_cast<double>(n) * sizeof(T), "2*n*sizeof(T) bytes; flag reset included");
     report["median_ms"] = b.stats.median_ms;
     report["gbps"] = b.gbps;
   } else if (verbose && scanlab::on_emulator()) {
@@ -135,7 +142,9 @@ int main(int argc, char** argv) {
   scanlab::run_cli(app, argc, argv);
   cfg.kind = kind_flags.kind();
 
-  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  auto usage_error = [&](const std::string& message) {
+    return scanlab::usage_error(app, message);
+  };
   if (const std::string error = scanlab::single_pass_element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
   }

@@ -18,14 +18,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                                          \
-  do {                                                                                                       \
-    cudaError_t e_ = (call);                                                                                 \
-    if (e_ != cudaSuccess) {                                                                                 \
-      std::printf("CUDA error %s (%s) at %s:%d\n", cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                  __LINE__);                                                                                 \
-      std::exit(1);                                                                                          \
-    }                                                                                                        \
+#define CHECK(call)                                                                                                   \
+  do {                                                                                                                \
+    cudaError_t e_ = (call);                                                                                          \
+    if (e_ != cudaSuccess) {                                                                                          \
+      std::printf("CUDA error %s (%s) at %s:%d\n", cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                                                   \
+    }                                                                                                                 \
   } while (0)
 
 struct Mailbox {

@@ -12,7 +12,8 @@
 // inclusive prefix, so a reader that saw status A can read the inclusive prefix as the aggregate.
 //
 // This program runs the buggy kernel and a corrected one (total broadcast through shared memory,
-// tile number from an atomic ticket, the inclusive prefix in its own field) on the same input and prints how many outputs are wrong.
+// tile number from an atomic ticket, the inclusive prefix in its own field) on the same input and prints how many
+// outputs are wrong.
 //   nvcc -std=c++17 -arch=sm_90 article_erratum.cu -o article_erratum && ./article_erratum [n]
 //   ./lab sim chapters/07_decoupled_lookback/article_erratum.cu        (the emulator)
 #include <cuda_runtime.h>
@@ -21,20 +22,19 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                                          \
-  do {                                                                                                       \
-    cudaError_t e_ = (call);                                                                                 \
-    if (e_ != cudaSuccess) {                                                                                 \
-      std::printf("CUDA error %s (%s) at %s:%d\n", cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                  __LINE__);                                                                                 \
-      std::exit(1);                                                                                          \
-    }                                                                                                        \
+#define CHECK(call)                                                                                                   \
+  do {                                                                                                                \
+    cudaError_t e_ = (call);                                                                                          \
+    if (e_ != cudaSuccess) {                                                                                          \
+      std::printf("CUDA error %s (%s) at %s:%d\n", cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                                                   \
+    }                                                                                                                 \
   } while (0)
 
 constexpr int kBlock = 256;
 enum : int { kX = 0, kA = 1, kP = 2 };
 struct Descriptor {
-  int value;      // the article's one field: the aggregate, later overwritten by the inclusive prefix
+  int value;  // the article's one field: the aggregate, later overwritten by the inclusive prefix
   int status;
   int inclusive;  // the corrected kernel keeps the inclusive prefix apart (see below)
 };
@@ -133,9 +133,9 @@ long long run(const std::vector<int>& in, bool fixed) {
     }
     sum += in[i];
   }
-  std::printf("%-48s %lld of %d outputs wrong", fixed ? "corrected (shared total, ticket):"
-                                                     : "as in the article (total in one lane, blockIdx):",
-              wrong, n);
+  std::printf("%-48s %lld of %d outputs wrong",
+              fixed ? "corrected (shared total, ticket):" : "as in the article (total in one lane, blockIdx):", wrong,
+              n);
   if (first >= 0) std::printf(", first at index %lld", first);
   std::printf("\n");
   CHECK(cudaFree(d_in));

@@ -165,8 +165,8 @@ class DecoupledLookbackScan {
         Shape::BLOCK_THREADS);
     const PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
     decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>
-        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, view(o.probe), ticket,
-                                                                       o.order, vectorized, polls, op);
+        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, view(o.probe), ticket, o.order,
+                                                                       vectorized, polls, op);
     SCANLAB_CHECK_LAUNCH();
   }
 

@@ -35,11 +35,11 @@ namespace ch07 {
 
 struct LookbackProbe {
   scanlab::TraceLog log = {};
-  const int* script = nullptr;      // positions, actions_per_tile per tile
-  int* script_steps = nullptr;      // per tile: scripted steps taken so far
-  unsigned* turn = nullptr;         // the position whose turn it is
+  const int* script = nullptr;  // positions, actions_per_tile per tile
+  int* script_steps = nullptr;  // per tile: scripted steps taken so far
+  unsigned* turn = nullptr;     // the position whose turn it is
   int actions_per_tile = 0;
-  long long last_pred = -1;         // this thread's last read, to record only what is new
+  long long last_pred = -1;  // this thread's last read, to record only what is new
   int last_status = -1;
 
   template <class T>

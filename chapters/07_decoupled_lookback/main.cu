@@ -90,9 +90,11 @@ Launch pick_variant(const std::string& variant, std::size_t n, ScanKind kind, Op
   using ch07::Descriptors;
   using ch07::Lookback;
   constexpr Descriptors kFused = sizeof(T) <= 4 ? Descriptors::fused : Descriptors::fenced;
-  if (variant == "serial-fenced") return make_launch<ch07::Policy<B, I, Descriptors::fenced, Lookback::serial>, T>(n, kind, op);
+  if (variant == "serial-fenced")
+    return make_launch<ch07::Policy<B, I, Descriptors::fenced, Lookback::serial>, T>(n, kind, op);
   if (variant == "serial-fused") return make_launch<ch07::Policy<B, I, kFused, Lookback::serial>, T>(n, kind, op);
-  if (variant == "warp-fenced") return make_launch<ch07::Policy<B, I, Descriptors::fenced, Lookback::warp>, T>(n, kind, op);
+  if (variant == "warp-fenced")
+    return make_launch<ch07::Policy<B, I, Descriptors::fenced, Lookback::warp>, T>(n, kind, op);
   return make_launch<ch07::Policy<B, I, kFused, Lookback::warp>, T>(n, kind, op);
 }
 
@@ -104,7 +106,8 @@ Launch make_scan(const Config& cfg, std::size_t n, Op op) {
     if (cfg.tile == "small") return pick_variant<32, 2, T>(cfg.variant, n, cfg.kind, op);
     // The default tile is the scan object's own (DefaultPolicy), so the driver times what the
     // library and the bench run.
-    return pick_variant<ch07::DefaultPolicy::kBlockThreads, ch07::DefaultPolicy::kItems, T>(cfg.variant, n, cfg.kind, op);
+    return pick_variant<ch07::DefaultPolicy::kBlockThreads, ch07::DefaultPolicy::kItems, T>(cfg.variant, n, cfg.kind,
+                                                                                            op);
   } else {
     if (cfg.variant != "warp-fused" || cfg.tile != "default") {
       throw std::invalid_argument("--variant and --tile other than the defaults are built for int32 sums only");
@@ -159,10 +162,16 @@ int run(const Config& cfg, Op op) {
   }
   const std::string what = std::to_string(n) + " elements, " + scanlab::to_string(cfg.kind) + " " + cfg.op + ", " +
                            scanlab::type_label<T>() + ", " + cfg.variant + (cfg.in_place ? ", in place" : "");
-  nlohmann::json report = {{"chapter", "07_decoupled_lookback"}, {"backend", scanlab::backend_name()},
-                           {"n", n}, {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op}, {"type", scanlab::type_label<T>()}, {"variant", cfg.variant},
-                           {"order", cfg.order}, {"in_place", cfg.in_place}};
+  nlohmann::json report = {{"chapter", "07_decoupled_lookback"},
+                           {"backend", scanlab::backend_name()},
+                           {"n", n},
+                           {"seed", cfg.common.seed},
+                           {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op},
+                           {"type", scanlab::type_label<T>()},
+                           {"variant", cfg.variant},
+                           {"order", cfg.order},
+                           {"in_place", cfg.in_place}};
 
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out_storage(cfg.in_place ? 0 : n);
@@ -193,17 +202,17 @@ int run(const Config& cfg, Op op) {
 #endif
 
   auto run_once = [&]() -> scanlab::VerifyResult {
-    const std::vector<T> got =
-        scanlab::upload_run_download(in, d_in, d_out_storage, cfg.in_place,
-                                     [&] { launch(d_in.data(), d_out.data(), n, options); });
+    const std::vector<T> got = scanlab::upload_run_download(in, d_in, d_out_storage, cfg.in_place, [&] {
+      launch(d_in.data(), d_out.data(), n, options);
+    });
     SCANLAB_NVTX_RANGE("verify");
     return scanlab::verify_scan(in, got, cfg.kind, op);
   };
 
   // --schedules: the ticket makes the scan independent of the order in which blocks start and of
   // how many can be resident at once.
-  const scanlab::SinglePassRun checked =
-      scanlab::run_single_pass_checked(run_once, what, cfg.emu, cfg.common.seed, options.order == ch07::TileOrder::block_index, report);
+  const scanlab::SinglePassRun checked = scanlab::run_single_pass_checked(
+      run_once, what, cfg.emu, cfg.common.seed, options.order == ch07::TileOrder::block_index, report);
   if (checked.finished) {
     scanlab::write_json_report(cfg.common.json, report);
     return checked.check.ok ? 0 : 1;
@@ -244,9 +253,12 @@ int run(const Config& cfg, Op op) {
 
   if (!scanlab::on_emulator() && ok && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
-    const scanlab::Bandwidth b =
-        scanlab::time_bandwidth([&] { launch(d_in.data(), d_out.data(), n, options); }, 3, cfg.common.repeat,
-                                2.0 * static_cast<double>(n) * sizeof(T), "2*n*sizeof(T) bytes; descriptor reset included");
+    const scanlab::Bandwidth b = scanlab::time_bandwidth(
+        [&] {
+          launch(d_in.data(), d_out.data(), n, options);
+        },
+        3, cfg.common.repeat, 2.0 * static_cast<double>(n) * sizeof(T),
+        "2*n*sizeof(T) bytes; descriptor reset included");
     report["median_ms"] = b.stats.median_ms;
     report["gbps"] = b.gbps;
   } else if (verbose && scanlab::on_emulator()) {
@@ -286,12 +298,15 @@ int main(int argc, char** argv) {
   scanlab::run_cli(app, argc, argv);
   cfg.kind = kind_flags.kind();
 
-  auto usage_error = [&](const std::string& message) { return scanlab::usage_error(app, message); };
+  auto usage_error = [&](const std::string& message) {
+    return scanlab::usage_error(app, message);
+  };
   if (const std::string error = scanlab::single_pass_element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
   }
   if (cfg.fig6) {
-    if (!scanlab::trace_enabled()) return usage_error("--fig6 needs the traced build (ch07_decoupled_lookback_solution_traced)");
+    if (!scanlab::trace_enabled())
+      return usage_error("--fig6 needs the traced build (ch07_decoupled_lookback_solution_traced)");
     if (cfg.trace.empty()) return usage_error("--fig6 needs --trace FILE");
     cfg.common.n = kFig6Tiles * 64;
     cfg.tile = "small";

@@ -63,10 +63,13 @@ std::string join(const std::vector<T>& v) {
 template <class T, class Pred>
 std::vector<T> oracle(const std::vector<T>& in, Pred pred, const Config& cfg, std::size_t& kept) {
   std::vector<T> out;
-  for (const T& x : in) if (pred(x)) out.push_back(x);
+  for (const T& x : in)
+    if (pred(x)) out.push_back(x);
   kept = out.size();
   std::vector<T> rejected;
-  if (cfg.partition) for (const T& x : in) if (!pred(x)) rejected.push_back(x);
+  if (cfg.partition)
+    for (const T& x : in)
+      if (!pred(x)) rejected.push_back(x);
   if (cfg.single_pass) std::reverse(rejected.begin(), rejected.end());
   out.insert(out.end(), rejected.begin(), rejected.end());
   return out;
@@ -89,8 +92,7 @@ void compact(const Config& cfg, const T* d_in, T* d_out, unsigned* d_count, std:
 
 // One compaction of `in`, checked. Returns the verdict line's success.
 template <class T, class Pred>
-bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print, nlohmann::json& report,
-             bool timed) {
+bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print, nlohmann::json& report, bool timed) {
   const std::size_t n = in.size();
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out(n);
@@ -100,7 +102,8 @@ bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print,
   {
     SCANLAB_NVTX_RANGE("upload");
     d_in.upload(in);
-    if (cfg.in_place) d_out.upload(in); else d_out.fill_poison();
+    if (cfg.in_place) d_out.upload(in);
+    else d_out.fill_poison();
     d_count.fill_poison();
   }
   {
@@ -138,13 +141,14 @@ bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print,
   if (timed && ok && !scanlab::on_emulator() && !cfg.in_place && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
     const scanlab::TimingStats t = scanlab::time_ms(
-        [&] { compact(cfg, d_in.data(), d_out.data(), d_count.data(), n, pred, ws, sp); }, 3,
-        cfg.common.repeat);
+        [&] {
+          compact(cfg, d_in.data(), d_out.data(), d_count.data(), n, pred, ws, sp);
+        },
+        3, cfg.common.repeat);
     const double bytes = static_cast<double>(n + (cfg.partition ? n : kept)) * sizeof(T);
-    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s): "
-              << static_cast<double>(n) / (t.median_ms * 1e6) << " G elements/s, "
-              << scanlab::gbps(bytes, t.median_ms)
-              << " GB/s (counting n reads and one write per written element)\n";
+    std::cout << "median " << t.median_ms << " ms over " << t.reps
+              << " run(s): " << static_cast<double>(n) / (t.median_ms * 1e6) << " G elements/s, "
+              << scanlab::gbps(bytes, t.median_ms) << " GB/s (counting n reads and one write per written element)\n";
     report["median_ms"] = t.median_ms;
     report["gbps"] = scanlab::gbps(bytes, t.median_ms);
   }
@@ -168,14 +172,15 @@ bool run_bit_sliced_example() {
 
 template <class T>
 int run(const Config& cfg) {
-  nlohmann::json report = {{"chapter", "08_stream_compaction"},
-                           {"backend", scanlab::backend_name()},
-                           {"n", cfg.common.n},
-                           {"seed", cfg.common.seed},
-                           {"type", cfg.type},
-                           {"threshold", cfg.threshold},
-                           {"variant", std::string(cfg.partition ? "partition" : "select") +
-                                          (cfg.single_pass ? (cfg.in_place ? " single-pass in-place" : " single-pass") : "")}};
+  nlohmann::json report = {
+      {"chapter", "08_stream_compaction"},
+      {"backend", scanlab::backend_name()},
+      {"n", cfg.common.n},
+      {"seed", cfg.common.seed},
+      {"type", cfg.type},
+      {"threshold", cfg.threshold},
+      {"variant", std::string(cfg.partition ? "partition" : "select") +
+                      (cfg.single_pass ? (cfg.in_place ? " single-pass in-place" : " single-pass") : "")}};
   bool ok = true;
   const ch08::GreaterThan<T> pred{scanlab::option_value_as<T>("--threshold", cfg.threshold)};
   if (!cfg.skip_examples) {
@@ -206,8 +211,9 @@ int main(int argc, char** argv) {
   Config cfg;
   scanlab::add_common_options(app, cfg.common, scanlab::on_emulator() ? (1u << 20) : (1u << 24));
   app.add_option("--type", cfg.type, "element type")->check(CLI::IsMember({"int", "float"}))->capture_default_str();
-  app.add_option("--threshold", cfg.threshold, "keep the elements x > threshold (inputs are in [-100, 100] "
-                                               "for int, [-1, 1) for float)")
+  app.add_option("--threshold", cfg.threshold,
+                 "keep the elements x > threshold (inputs are in [-100, 100] "
+                 "for int, [-1, 1) for float)")
       ->capture_default_str();
   auto* part = app.add_flag("--partition", cfg.partition,
                             "partition: kept elements, then the rejected ones (reversed with --single-pass)");

@@ -89,8 +89,7 @@ inline void check_compaction_size(std::size_t n, const CompactionWorkspace& ws, 
   }
   if (n > ws.capacity) {
     throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) +
-                                " is more than the workspace was made for (" +
-                                std::to_string(ws.capacity) + ")");
+                                " is more than the workspace was made for (" + std::to_string(ws.capacity) + ")");
   }
 }
 
@@ -102,15 +101,14 @@ struct CountsWithTrailingZero {
   __device__ unsigned operator()(std::size_t i) const { return i < tiles ? counts[i] : 0u; }
 };
 
-inline void scan_tile_counts(CompactionWorkspace& ws, std::size_t tiles, unsigned* d_num_selected,
-                             cudaStream_t s) {
+inline void scan_tile_counts(CompactionWorkspace& ws, std::size_t tiles, unsigned* d_num_selected, cudaStream_t s) {
   SCANLAB_NVTX_RANGE("ch08::phase 2: scan of the tile counts");
   scanlab::device_scan<unsigned>(CountsWithTrailingZero{ws.tile_counts.data(), tiles},
-                                 scanlab::ArrayStore<unsigned>{ws.tile_offsets.data()}, tiles + 1,
-                                 ws.partials.data(), scanlab::Plus<unsigned>{}, /*inclusive=*/false, s);
+                                 scanlab::ArrayStore<unsigned>{ws.tile_offsets.data()}, tiles + 1, ws.partials.data(),
+                                 scanlab::Plus<unsigned>{}, /*inclusive=*/false, s);
   if (d_num_selected != nullptr) {
-    SCANLAB_CUDA_CHECK(cudaMemcpyAsync(d_num_selected, ws.tile_offsets.data() + tiles, sizeof(unsigned),
-                                       cudaMemcpyDeviceToDevice, s));
+    SCANLAB_CUDA_CHECK(
+        cudaMemcpyAsync(d_num_selected, ws.tile_offsets.data() + tiles, sizeof(unsigned), cudaMemcpyDeviceToDevice, s));
   }
 }
 
@@ -123,22 +121,21 @@ void compact_three_phase(const T* d_in, T* d_out, unsigned* d_num_selected, std:
     return;
   }
   if (d_in == d_out) {
-    throw std::invalid_argument(std::string(who) +
-                                ": input and output must not overlap: the three-phase compaction "
-                                "cannot run in place (see select_if_single_pass)");
+    throw std::invalid_argument(std::string(who) + ": input and output must not overlap: the three-phase compaction "
+                                                   "cannot run in place (see select_if_single_pass)");
   }
   const std::size_t tiles = compaction_tiles(n);
   {
     SCANLAB_NVTX_RANGE("ch08::phase 1: count per tile");
-    compact_count_kernel<T, Pred><<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(
-        d_in, n, 0, ws.tile_counts.data(), pred);
+    compact_count_kernel<T, Pred>
+        <<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(d_in, n, 0, ws.tile_counts.data(), pred);
     SCANLAB_CHECK_LAUNCH();
   }
   scan_tile_counts(ws, tiles, d_num_selected, s);
   {
     SCANLAB_NVTX_RANGE("ch08::phase 3: scatter");
-    compact_scatter_kernel<kPartition, T, Pred><<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(
-        d_in, d_out, n, 0, ws.tile_offsets.data(), pred);
+    compact_scatter_kernel<kPartition, T, Pred>
+        <<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(d_in, d_out, n, 0, ws.tile_offsets.data(), pred);
     SCANLAB_CHECK_LAUNCH();
   }
 }
@@ -148,8 +145,8 @@ void compact_three_phase(const T* d_in, T* d_out, unsigned* d_num_selected, std:
 // *d_num_selected = k (device memory; may be null). d_out[k, n) is not written.
 // --8<-- [start:select_if]
 template <class T, class Pred>
-void select_if(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred,
-               CompactionWorkspace& ws, cudaStream_t s = 0) {
+void select_if(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred, CompactionWorkspace& ws,
+               cudaStream_t s = 0) {
   SCANLAB_NVTX_RANGE("ch08::select_if (three phases)");
   detail::compact_three_phase<false>(d_in, d_out, d_num_selected, n, pred, ws, s, "ch08::select_if");
 }
@@ -157,8 +154,8 @@ void select_if(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n,
 
 // Partition-if: d_out[0, k) as select_if, d_out[k, n) = the rejected elements, in input order.
 template <class T, class Pred>
-void partition_if(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred,
-                  CompactionWorkspace& ws, cudaStream_t s = 0) {
+void partition_if(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred, CompactionWorkspace& ws,
+                  cudaStream_t s = 0) {
   SCANLAB_NVTX_RANGE("ch08::partition_if (three phases)");
   detail::compact_three_phase<true>(d_in, d_out, d_num_selected, n, pred, ws, s, "ch08::partition_if");
 }
@@ -190,8 +187,7 @@ __global__ void warp_offsets_bit_sliced_kernel(const unsigned* totals, int count
 }
 
 // offsets[w] = totals[0] + ... + totals[w - 1] for count <= 32 totals, each in [0, 32].
-inline void warp_offsets_bit_sliced_host(const unsigned* d_totals, int count, unsigned* d_offsets,
-                                         cudaStream_t s = 0) {
+inline void warp_offsets_bit_sliced_host(const unsigned* d_totals, int count, unsigned* d_offsets, cudaStream_t s = 0) {
   if (count < 0 || count > scanlab::kWarpThreads) {
     throw std::invalid_argument("ch08::warp_offsets_bit_sliced_host: count must be in [0, 32]");
   }
@@ -211,8 +207,8 @@ void compact_count_from(const T* d_in, std::size_t n, std::size_t first_tile, un
                         cudaStream_t s = 0) {
   const std::size_t tiles = compaction_tiles(n);
   if (first_tile >= tiles) return;
-  compact_count_kernel<T, Pred><<<static_cast<unsigned>(tiles - first_tile), kCompactThreads, 0, s>>>(
-      d_in, n, first_tile, d_tile_counts, pred);
+  compact_count_kernel<T, Pred>
+      <<<static_cast<unsigned>(tiles - first_tile), kCompactThreads, 0, s>>>(d_in, n, first_tile, d_tile_counts, pred);
   SCANLAB_CHECK_LAUNCH();
 }
 

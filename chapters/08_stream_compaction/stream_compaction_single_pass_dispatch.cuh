@@ -98,16 +98,16 @@ template <class Shape, class T>
 struct SinglePassStorage {
   single_pass::WarpTotals<Shape, unsigned> warp_counts;
   unsigned tile_slot;
-  unsigned tile_prefix;             // kept elements in all earlier tiles (from the look-back)
-  T exchange[Shape::TILE_ITEMS];    // the tile's kept elements, densely (partition: then the rest)
+  unsigned tile_prefix;           // kept elements in all earlier tiles (from the look-back)
+  T exchange[Shape::TILE_ITEMS];  // the tile's kept elements, densely (partition: then the rest)
 };
 
 // --8<-- [start:single_pass_kernel]
 template <class Shape, bool kPartition, class T, class Pred>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kSinglePassMinBlocksPerSm)
-    select_if_single_pass_kernel(const T* in, T* out, std::size_t n, CountDescriptors descriptors,
-                                 unsigned* ticket, unsigned* d_num_selected, bool vectorized,
-                                 single_pass::PollSchedule polls, Pred pred) {
+    select_if_single_pass_kernel(const T* in, T* out, std::size_t n, CountDescriptors descriptors, unsigned* ticket,
+                                 unsigned* d_num_selected, bool vectorized, single_pass::PollSchedule polls,
+                                 Pred pred) {
   __shared__ SinglePassStorage<Shape, T> s;
   CountDescriptors desc = descriptors;
   const unsigned tile = single_pass::dynamic_tile_index(ticket, single_pass::TileOrder::ticket, s.tile_slot);
@@ -143,13 +143,14 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kSinglePassMinBlocksPerS
   for (int r = 0; r < Shape::ROWS; ++r) {
     unsigned row_count;
     const unsigned run = (kept >> (r * Shape::VEC)) & kRunMask;
-    run_place[r] = warp_count + lanes_before_bit_sliced<kRunCountBits<Shape::VEC>>(
-                                    static_cast<unsigned>(__popc(run)), row_count);
+    run_place[r] =
+        warp_count + lanes_before_bit_sliced<kRunCountBits<Shape::VEC>>(static_cast<unsigned>(__popc(run)), row_count);
     warp_count += row_count;
   }
   const scanlab::Plus<unsigned> plus;
   unsigned warp_before;
-  const unsigned count = single_pass::block_aggregate_and_warp_prefix<Shape>(warp_count, s.warp_counts, plus, warp_before);
+  const unsigned count =
+      single_pass::block_aggregate_and_warp_prefix<Shape>(warp_count, s.warp_counts, plus, warp_before);
 
   // 3. The exchange: kept element number `rank` of the tile to slot `rank`; with kPartition a
   //    rejected one at tile offset i (it has i - rank rejected ones before it) after all kept ones.
@@ -188,7 +189,6 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kSinglePassMinBlocksPerS
   if (tile == gridDim.x - 1 && threadIdx.x == 0) *d_num_selected = static_cast<unsigned>(kept_before + count);
 }
 // --8<-- [end:single_pass_kernel]
-
 
 // The poll schedules (chapter 07, "Step 4"). A select-if tile has less work after its loads than a
 // scan tile (it stores only what it keeps), so its predecessors publish sooner and a shorter first
@@ -235,11 +235,13 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
   static const std::size_t resident =
       scanlab::resident_blocks(select_if_single_pass_kernel<Shape, kPartition, T, Pred>, Shape::BLOCK_THREADS);
-  const single_pass::PollSchedule polls = single_pass::polls_for_grid(kPartition ? kPartitionPolls : kSelectPolls, tiles, resident);
+  const single_pass::PollSchedule polls =
+      single_pass::polls_for_grid(kPartition ? kPartitionPolls : kSelectPolls, tiles, resident);
   // Only the loads are vectorized; the stores go out one element per thread, densely.
   const bool vectorized = single_pass::aligned16(d_in);
-  select_if_single_pass_kernel<Shape, kPartition, T, Pred><<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(
-      d_in, d_out, n, desc, ticket, d_num_selected, vectorized, polls, pred);
+  select_if_single_pass_kernel<Shape, kPartition, T, Pred>
+      <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(d_in, d_out, n, desc, ticket, d_num_selected,
+                                                                     vectorized, polls, pred);
   SCANLAB_CHECK_LAUNCH();
 }
 

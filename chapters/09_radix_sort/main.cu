@@ -61,8 +61,10 @@ std::string join(const std::vector<std::uint32_t>& v) {
 bool run_split_example() {
   const std::vector<std::uint32_t> keys = {3, 1, 7, 0, 4, 1, 6, 3};
   std::vector<std::uint32_t> want;
-  for (auto k : keys) if ((k & 1u) == 0) want.push_back(k);
-  for (auto k : keys) if ((k & 1u) != 0) want.push_back(k);
+  for (auto k : keys)
+    if ((k & 1u) == 0) want.push_back(k);
+  for (auto k : keys)
+    if ((k & 1u) != 0) want.push_back(k);
   scanlab::DeviceBuffer<std::uint32_t> d_in(keys);
   scanlab::DeviceBuffer<std::uint32_t> d_out(keys.size());
   d_out.fill_poison();
@@ -87,7 +89,8 @@ std::vector<Key> make_keys(std::size_t n, std::uint64_t seed, std::uint64_t max_
   std::vector<Key> keys(n);
   for (std::size_t i = 0; i < n; ++i) {
     if constexpr (std::is_same_v<Key, std::uint64_t>) keys[i] = r[i] * 0x9E3779B97F4A7C15ull;
-    else if constexpr (std::is_floating_point_v<Key>) keys[i] = static_cast<Key>(static_cast<std::int64_t>(r[i]) - half) * Key(0.25);
+    else if constexpr (std::is_floating_point_v<Key>)
+      keys[i] = static_cast<Key>(static_cast<std::int64_t>(r[i]) - half) * Key(0.25);
     else if constexpr (std::is_signed_v<Key>) keys[i] = static_cast<Key>(static_cast<std::int64_t>(r[i]) - half);
     else keys[i] = static_cast<Key>(r[i]);
   }
@@ -172,18 +175,27 @@ int run_sort(const Config& cfg) {
   if (rk.ok && !rv.ok) std::cout << ": keys in order, but not stable: values (input positions): " << rv.message();
   std::cout << "\n";
 
-  nlohmann::json report = {{"chapter", "09_radix_sort"}, {"backend", scanlab::backend_name()},
-                           {"n", n}, {"seed", cfg.common.seed}, {"algorithm", cfg.algorithm},
-                           {"key_type", cfg.key_type}, {"pairs", !cfg.keys_only}, {"max_key", cfg.max_key},
-                           {"verified", sort_ok}, {"message", rk.ok ? rv.message() : rk.message()}};
+  nlohmann::json report = {{"chapter", "09_radix_sort"},
+                           {"backend", scanlab::backend_name()},
+                           {"n", n},
+                           {"seed", cfg.common.seed},
+                           {"algorithm", cfg.algorithm},
+                           {"key_type", cfg.key_type},
+                           {"pairs", !cfg.keys_only},
+                           {"max_key", cfg.max_key},
+                           {"verified", sort_ok},
+                           {"message", rk.ok ? rv.message() : rk.message()}};
   if (sort_ok && !scanlab::on_emulator() && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
     // Each repetition sorts the already sorted output again: radix sort does the same work for any
     // key order, and re-uploading inside the timed region would time the copy.
-    const scanlab::TimingStats t =
-        scanlab::time_ms([&] { sort(d_keys.data(), d_values.data(), n); }, 2, cfg.common.repeat);
-    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s): "
-              << static_cast<double>(n) / (t.median_ms * 1e6) << " G keys/s\n";
+    const scanlab::TimingStats t = scanlab::time_ms(
+        [&] {
+          sort(d_keys.data(), d_values.data(), n);
+        },
+        2, cfg.common.repeat);
+    std::cout << "median " << t.median_ms << " ms over " << t.reps
+              << " run(s): " << static_cast<double>(n) / (t.median_ms * 1e6) << " G keys/s\n";
     report["median_ms"] = t.median_ms;
     report["gkeys_per_s"] = static_cast<double>(n) / (t.median_ms * 1e6);
   } else if (scanlab::on_emulator() && !cfg.common.quiet) {
@@ -197,7 +209,8 @@ int run(const Config& cfg) {
   bool ok = true;
   if (!cfg.skip_example) ok = run_split_example() && ok;
   if (cfg.key_type != "uint32" && cfg.algorithm != "onesweep") {
-    throw std::invalid_argument("--key-type " + cfg.key_type + " needs --algorithm onesweep (the first half sorts uint32)");
+    throw std::invalid_argument("--key-type " + cfg.key_type +
+                                " needs --algorithm onesweep (the first half sorts uint32)");
   }
   int rc = 0;
   if (cfg.key_type == "uint32") rc = run_sort<std::uint32_t>(cfg);

@@ -51,11 +51,9 @@ namespace ch09 {
 // pairs, which hold a value beside every key, in tiles of 256 x 20 capped for 3 (capped harder,
 // they spill). Keys of 8 bytes: 256 x 8, 3 blocks (not tuned).
 template <class Key>
-using OnesweepKeysShape =
-    std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 8, 3>>;
+using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 8, 3>>;
 template <class Key>
-using OnesweepPairsShape =
-    std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 20, 4, 3>, OnesweepShape<256, 8, 3>>;
+using OnesweepPairsShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 20, 4, 3>, OnesweepShape<256, 8, 3>>;
 
 // Thread d's look-back finds its predecessors' counts mostly published already (they are written
 // before the exchange): no sleep before the first read, a short one between reads of an X.
@@ -121,7 +119,7 @@ struct OnesweepStorage {
   unsigned warp_counts[Shape::WARPS][kOnesweepDigits];  // each warp's count of each digit, then
                                                         // where its keys of that digit go in the tile
   unsigned warp_match[Shape::WARPS][kOnesweepDigits];   // rank_in_warp's meeting points (zero)
-  unsigned out_base[kOnesweepDigits];  // where the tile's keys of digit d go, minus their place in it
+  unsigned out_base[kOnesweepDigits];                   // where the tile's keys of digit d go, minus their place in it
   typename scanlab::BlockScan<unsigned, Shape::BLOCK_THREADS>::TempStorage scan;
   unsigned tile_slot;
 };
@@ -257,9 +255,8 @@ struct OnesweepWorkspace {
   template <bool kPairs>
   using Shape = std::conditional_t<kPairs, PairsShape, KeysShape>;
   static constexpr int kPasses = RadixKey<Key>::kPasses;
-  static constexpr std::size_t kSmallerTile =
-      static_cast<std::size_t>(KeysShape::TILE_ITEMS < PairsShape::TILE_ITEMS ? KeysShape::TILE_ITEMS
-                                                                               : PairsShape::TILE_ITEMS);
+  static constexpr std::size_t kSmallerTile = static_cast<std::size_t>(
+      KeysShape::TILE_ITEMS < PairsShape::TILE_ITEMS ? KeysShape::TILE_ITEMS : PairsShape::TILE_ITEMS);
 
   explicit OnesweepWorkspace(std::size_t n, std::size_t portion_keys = kOnesweepMaxPortion)
       : capacity(n),
@@ -284,9 +281,9 @@ struct OnesweepWorkspace {
   std::size_t portions;  // launches per pass
   scanlab::DeviceBuffer<Key> keys_alt;
   scanlab::DeviceBuffer<Value> values_alt;
-  scanlab::DeviceBuffer<unsigned> histograms;  // pass x digit
-  scanlab::DeviceBuffer<unsigned> bins;        // pass x portion x digit
-  scanlab::DeviceBuffer<unsigned> descriptors; // the ticket, then one portion's tiles x 256 words
+  scanlab::DeviceBuffer<unsigned> histograms;   // pass x digit
+  scanlab::DeviceBuffer<unsigned> bins;         // pass x portion x digit
+  scanlab::DeviceBuffer<unsigned> descriptors;  // the ticket, then one portion's tiles x 256 words
 };
 
 namespace detail {
@@ -310,8 +307,8 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
     static const std::size_t resident = scanlab::resident_blocks(onesweep_histogram_kernel<Key>, kHistogramThreads);
     const std::size_t blocks =
         std::max<std::size_t>(1, std::min(resident, (n + kHistogramThreads - 1) / kHistogramThreads));
-    onesweep_histogram_kernel<Key><<<static_cast<unsigned>(blocks), kHistogramThreads, 0, s>>>(keys_in, n,
-                                                                                                 ws.histograms.data());
+    onesweep_histogram_kernel<Key>
+        <<<static_cast<unsigned>(blocks), kHistogramThreads, 0, s>>>(keys_in, n, ws.histograms.data());
     SCANLAB_CHECK_LAUNCH();
     onesweep_bins_kernel<<<kPasses, kOnesweepDigits, 0, s>>>(ws.histograms.data(), ws.bins.data(),
                                                              ws.portions * kOnesweepDigits);
@@ -337,8 +334,7 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
       unsigned* next_bins = q + 1 < ws.portions ? pass_bins + kOnesweepDigits : nullptr;
       SCANLAB_CUDA_CHECK(
           cudaMemsetAsync(ws.descriptors.data(), 0, (1 + tiles * kOnesweepDigits) * sizeof(unsigned), s));
-      const scanlab::single_pass::PollSchedule polls =
-          scanlab::single_pass::polls_for_grid(ws.polls, tiles, resident);
+      const scanlab::single_pass::PollSchedule polls = scanlab::single_pass::polls_for_grid(ws.polls, tiles, resident);
       onesweep_pass_kernel<Shape, Key, Value, kPairs><<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(
           from_keys, keys[to], from_values, kPairs ? values[to] : nullptr, begin, end, pass * kOnesweepDigitBits,
           pass_bins, next_bins, ws.descriptors.data() + 1, ws.descriptors.data(), polls);
@@ -369,8 +365,7 @@ template <class Key, class Value, class KeysShape, class PairsShape>
 void onesweep_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in, Value* d_values_out,
                          std::size_t n, OnesweepWorkspace<Key, Value, KeysShape, PairsShape>& ws, cudaStream_t s = 0) {
   SCANLAB_NVTX_RANGE("ch09::onesweep_sort_pairs");
-  detail::onesweep_sort<true>(d_keys_in, d_keys_out, d_values_in, d_values_out, n, ws, s,
-                                          "ch09::onesweep_sort_pairs");
+  detail::onesweep_sort<true>(d_keys_in, d_keys_out, d_values_in, d_values_out, n, ws, s, "ch09::onesweep_sort_pairs");
 }
 
 }  // namespace ch09

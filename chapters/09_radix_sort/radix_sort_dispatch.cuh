@@ -36,15 +36,13 @@ struct ZeroBitFlags {
   const std::uint32_t* keys;
   std::size_t n;
   int bit;
-  __device__ unsigned operator()(std::size_t i) const {
-    return i < n ? (((keys[i] >> bit) & 1u) ^ 1u) : 0u;
-  }
+  __device__ unsigned operator()(std::size_t i) const { return i < n ? (((keys[i] >> bit) & 1u) ^ 1u) : 0u; }
 };
 
 // table[d * tiles + b] = how many keys of tile b have digit d.
 template <class Dummy = void>
-__global__ void tile_digit_histogram_kernel(const std::uint32_t* keys, std::size_t n, int shift,
-                                            unsigned* table, std::size_t tiles) {
+__global__ void tile_digit_histogram_kernel(const std::uint32_t* keys, std::size_t n, int shift, unsigned* table,
+                                            std::size_t tiles) {
   __shared__ unsigned counts[kDigits];
   if (threadIdx.x < kDigits) counts[threadIdx.x] = 0;
   __syncthreads();
@@ -64,9 +62,8 @@ __global__ void tile_digit_histogram_kernel(const std::uint32_t* keys, std::size
 // --8<-- [start:tile_sort_scatter_kernel]
 template <bool kPairs>
 __global__ void tile_sort_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                                         const std::uint32_t* values_in, std::uint32_t* values_out,
-                                         std::size_t n, int shift, const unsigned* digit_offsets,
-                                         std::size_t tiles) {
+                                         const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
+                                         int shift, const unsigned* digit_offsets, std::size_t tiles) {
   __shared__ LocalSortStorage s;
   const int valid = load_sort_tile<kPairs>(keys_in, values_in, n, s);
   int src = 0;
@@ -126,8 +123,8 @@ void split_pass(const std::uint32_t* keys_in, std::uint32_t* keys_out, const std
   scanlab::device_scan<unsigned>(ZeroBitFlags{keys_in, n, bit}, scanlab::ArrayStore<unsigned>{ws.scan_out.data()},
                                  n + 1, ws.partials.data(), scanlab::Plus<unsigned>{}, /*inclusive=*/false, s);
   const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
-  split_scatter_kernel<kPairs><<<blocks, 256, 0, s>>>(keys_in, keys_out, values_in, values_out,
-                                                       ws.scan_out.data(), n, bit);
+  split_scatter_kernel<kPairs>
+      <<<blocks, 256, 0, s>>>(keys_in, keys_out, values_in, values_out, ws.scan_out.data(), n, bit);
   SCANLAB_CHECK_LAUNCH();
 }
 
@@ -182,8 +179,9 @@ inline void split_by_bit(const std::uint32_t* d_keys_in, std::uint32_t* d_keys_o
 
 // LSD radix sort with 32 one-bit splits: keys_out (and values_out) = keys_in (values_in) stably
 // sorted. Values may be null (keys only). In place (in == out) is allowed.
-inline void radix_sort_split(const std::uint32_t* d_keys_in, std::uint32_t* d_keys_out, const std::uint32_t* d_values_in,
-                             std::uint32_t* d_values_out, std::size_t n, RadixSortWorkspace& ws, cudaStream_t s = 0) {
+inline void radix_sort_split(const std::uint32_t* d_keys_in, std::uint32_t* d_keys_out,
+                             const std::uint32_t* d_values_in, std::uint32_t* d_values_out, std::size_t n,
+                             RadixSortWorkspace& ws, cudaStream_t s = 0) {
   detail::check_sort_size(n, ws, "ch09::radix_sort_split");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch09::radix_sort_split (32 splits)");
@@ -193,9 +191,10 @@ inline void radix_sort_split(const std::uint32_t* d_keys_in, std::uint32_t* d_ke
                                detail::split_pass<true>(ki, ko, vi, vo, n, bit, ws, s);
                              });
   } else {
-    detail::lsd_passes<false>(d_keys_in, d_keys_out, nullptr, nullptr, 1, ws, [&](auto ki, auto ko, auto, auto, int bit) {
-      detail::split_pass<false>(ki, ko, nullptr, nullptr, n, bit, ws, s);
-    });
+    detail::lsd_passes<false>(d_keys_in, d_keys_out, nullptr, nullptr, 1, ws,
+                              [&](auto ki, auto ko, auto, auto, int bit) {
+                                detail::split_pass<false>(ki, ko, nullptr, nullptr, n, bit, ws, s);
+                              });
   }
 }
 
@@ -225,8 +224,9 @@ inline void radix_sort_keys(std::uint32_t* d_keys, std::size_t n, RadixSortWorks
 }
 
 // The same for key-value pairs: each value moves with its key.
-inline void radix_sort_pairs(const std::uint32_t* d_keys_in, std::uint32_t* d_keys_out, const std::uint32_t* d_values_in,
-                             std::uint32_t* d_values_out, std::size_t n, RadixSortWorkspace& ws, cudaStream_t s = 0) {
+inline void radix_sort_pairs(const std::uint32_t* d_keys_in, std::uint32_t* d_keys_out,
+                             const std::uint32_t* d_values_in, std::uint32_t* d_values_out, std::size_t n,
+                             RadixSortWorkspace& ws, cudaStream_t s = 0) {
   detail::check_sort_size(n, ws, "ch09::radix_sort_pairs");
   if (n == 0) return;
   SCANLAB_NVTX_RANGE("ch09::radix_sort_pairs (8 passes of 4 bits)");

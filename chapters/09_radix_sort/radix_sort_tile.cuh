@@ -17,7 +17,7 @@ constexpr int kKeyBits = 32;
 constexpr int kDigitBits = 4;
 constexpr int kDigits = 1 << kDigitBits;  // 16 bins
 constexpr int kSortThreads = 256;
-constexpr int kSortItems = 8;             // consecutive keys per thread in the local sort
+constexpr int kSortItems = 8;  // consecutive keys per thread in the local sort
 constexpr int kSortTile = kSortThreads * kSortItems;
 
 // The block scan of the local sort: one count per thread.

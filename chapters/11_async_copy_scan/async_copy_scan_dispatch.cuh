@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
     const std::size_t rest = left - chunk_start;
     return rest < static_cast<std::size_t>(Chunk::TILE_ITEMS) ? static_cast<int>(rest) : Chunk::TILE_ITEMS;
   };
-  auto load_from_global = [&](int c, T (&items)[Chunk::ITEMS]) {
+  auto load_from_global = [&](int c, T(&items)[Chunk::ITEMS]) {
     single_pass::load_partial_tile<Chunk>(in + start + c * Chunk::TILE_ITEMS, items, valid_in_chunk(c), Op::identity());
   };
 
@@ -132,7 +132,8 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
   }
   if (warp == 0) {
     Desc desc = descriptors;
-    const T exclusive = single_pass::publish_and_look_back<single_pass::Lookback::warp>(desc, tile, aggregate, op, polls);
+    const T exclusive =
+        single_pass::publish_and_look_back<single_pass::Lookback::warp>(desc, tile, aggregate, op, polls);
     if (threadIdx.x == 0) tile_prefix = exclusive;
   }
   __syncthreads();
@@ -168,7 +169,8 @@ class AsyncCopyScan {
   static constexpr int kChunks = P::kChunks;
   static constexpr std::size_t kTileItems = static_cast<std::size_t>(kChunks) * Chunk::TILE_ITEMS;
   static constexpr std::size_t kStageBytes = sizeof(T) * kTileItems;
-  static constexpr single_pass::Descriptors kDescriptors = single_pass::resolve_descriptors<T>(single_pass::Descriptors::automatic);
+  static constexpr single_pass::Descriptors kDescriptors =
+      single_pass::resolve_descriptors<T>(single_pass::Descriptors::automatic);
   using Desc = single_pass::TileDescriptors<T, kDescriptors>;
 
   explicit AsyncCopyScan(std::size_t max_n) : storage_(tiles_for(max_n)) {}
@@ -206,7 +208,8 @@ class AsyncCopyScan {
     if (n == 0) return;
     const std::size_t tiles = tiles_for(n);
     if (tiles > storage_.max_tiles()) {
-      throw std::invalid_argument("ch11::AsyncCopyScan: n = " + std::to_string(n) + " is more than this scan object was made for");
+      throw std::invalid_argument("ch11::AsyncCopyScan: n = " + std::to_string(n) +
+                                  " is more than this scan object was made for");
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch11::AsyncCopyScan: more than 2^31 - 1 tiles");
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan");
@@ -215,8 +218,8 @@ class AsyncCopyScan {
     const bool staged = single_pass::aligned16(in) && single_pass::aligned16(out);
     const single_pass::PollSchedule polls = single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident);
     async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>
-        <<<static_cast<unsigned>(tiles), Chunk::BLOCK_THREADS, kStageBytes, s>>>(
-        in, out, n, storage_.view(), storage_.ticket(), staged, polls, op);
+        <<<static_cast<unsigned>(tiles), Chunk::BLOCK_THREADS, kStageBytes, s>>>(in, out, n, storage_.view(),
+                                                                                 storage_.ticket(), staged, polls, op);
     SCANLAB_CHECK_LAUNCH();
   }
 

@@ -126,7 +126,8 @@ SliceVerdict check_slice(ch12::Communicator& comm, const std::vector<T>& in, con
       }
       const long double g = got[i];
       if (!(std::isfinite(static_cast<double>(g)) && std::fabs(g - ref) <= rel * abs_sum)) {
-        note_mismatch(i, scanlab::to_display_string(static_cast<double>(ref)), scanlab::detail::display_with_poison(got[i]));
+        note_mismatch(i, scanlab::to_display_string(static_cast<double>(ref)),
+                      scanlab::detail::display_with_poison(got[i]));
       }
       if (kind == ScanKind::exclusive) {
         ref += in[i];
@@ -178,7 +179,8 @@ int run(const Config& cfg, ch12::Communicator& comm, Op op) {
 
   d_in.upload(in);
   if (!cfg.in_place) d_out_storage.fill_poison();
-  const ch12::RankResult<T> result = ch12::multi_gpu_scan(comm, scan, d_in.data(), d_out, slice.size, cfg.kind, op, form);
+  const ch12::RankResult<T> result =
+      ch12::multi_gpu_scan(comm, scan, d_in.data(), d_out, slice.size, cfg.kind, op, form);
   std::vector<T> got(slice.size);
   if (slice.size > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), d_out, slice.size * sizeof(T), cudaMemcpyDeviceToHost));
 
@@ -188,10 +190,17 @@ int run(const Config& cfg, ch12::Communicator& comm, Op op) {
   for (const SliceVerdict& v : verdicts) wrong += v.mismatches;
   const bool ok = wrong == 0;
 
-  nlohmann::json report = {{"chapter", "12_multi_gpu_scan"}, {"backend", scanlab::backend_name()},
-                           {"communicator", comm.name()}, {"ranks", ranks}, {"n", n},
-                           {"seed", cfg.common.seed}, {"kind", scanlab::to_string(cfg.kind)}, {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()}, {"form", cfg.form}, {"in_place", cfg.in_place},
+  nlohmann::json report = {{"chapter", "12_multi_gpu_scan"},
+                           {"backend", scanlab::backend_name()},
+                           {"communicator", comm.name()},
+                           {"ranks", ranks},
+                           {"n", n},
+                           {"seed", cfg.common.seed},
+                           {"kind", scanlab::to_string(cfg.kind)},
+                           {"op", cfg.op},
+                           {"type", scanlab::type_label<T>()},
+                           {"form", cfg.form},
+                           {"in_place", cfg.in_place},
                            {"verified", ok}};
   if (rank == 0) {
     for (int q = 0; q < ranks; ++q) {
@@ -221,7 +230,8 @@ int run(const Config& cfg, ch12::Communicator& comm, Op op) {
     auto once = [&] {
       barrier(comm);
       const auto t0 = std::chrono::steady_clock::now();
-      const ch12::RankResult<T> r = ch12::multi_gpu_scan(comm, scan, d_in.data(), d_out, slice.size, cfg.kind, op, form);
+      const ch12::RankResult<T> r =
+          ch12::multi_gpu_scan(comm, scan, d_in.data(), d_out, slice.size, cfg.kind, op, form);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       for (int k = 0; k < 4; ++k) step_samples[k].push_back(r.step_ms[k]);
       double slowest = 0;
@@ -245,8 +255,8 @@ int run(const Config& cfg, ch12::Communicator& comm, Op op) {
     if (rank == 0) {
       std::cout << "median " << stats.median_ms << " ms over " << stats.reps << " run(s), " << gbps
                 << " GB/s (2*n*sizeof(T) bytes over all ranks; exchange included, slowest rank)\n";
-      const char* names[4] = {form == ch12::Form::fused ? "1. reduce" : "1. scan", "2. allgather",
-                              "3. combine", form == ch12::Form::fused ? "4. seeded scan" : "4. add offset"};
+      const char* names[4] = {form == ch12::Form::fused ? "1. reduce" : "1. scan", "2. allgather", "3. combine",
+                              form == ch12::Form::fused ? "4. seeded scan" : "4. add offset"};
       std::cout << "steps, median ms (rank 0 | slowest rank):";
       for (int k = 0; k < 4; ++k) {
         double slowest = 0;

@@ -43,9 +43,9 @@ class MpiCommunicator final : public Communicator {
   // --8<-- [start:mpi_allgather]
   // MPI_Allgather of raw bytes: every rank's block lands at its rank's place, on every rank.
   void allgather_bytes(const void* mine, void* all, std::size_t bytes) override {
-    check(MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE,
-                        MPI_COMM_WORLD),
-          "MPI_Allgather");
+    check(
+        MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Allgather");
   }
   // --8<-- [end:mpi_allgather]
 

@@ -191,8 +191,8 @@ class SeededScan {
     const single_pass::PollSchedule polls =
         single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident_blocks<WORK, Op>());
     seeded_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, WORK, T, Desc, Op>
-        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, seed, total, storage_.view(), storage_.ticket(),
-                                                                       vectorized, polls, op);
+        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, seed, total, storage_.view(),
+                                                                       storage_.ticket(), vectorized, polls, op);
     SCANLAB_CHECK_LAUNCH();
   }
 
@@ -220,9 +220,9 @@ inline const char* to_string(Form f) { return f == Form::fused ? "fused" : "scan
 // What a rank learnt on the way, for the driver's report.
 template <class T>
 struct RankResult {
-  std::vector<T> totals;     // every rank's slice total, in rank order (the allgather's result)
-  T offset;                  // this rank's offset: the totals before it combined
-  double step_ms[4] = {};    // host time of steps 1-4, each ending when its work is done
+  std::vector<T> totals;   // every rank's slice total, in rank order (the allgather's result)
+  T offset;                // this rank's offset: the totals before it combined
+  double step_ms[4] = {};  // host time of steps 1-4, each ending when its work is done
 };
 
 // One rank's part of the scan of the whole array, whose slice [d_in, d_in + n) this rank holds on

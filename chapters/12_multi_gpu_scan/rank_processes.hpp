@@ -70,7 +70,8 @@ class RankProcesses final : public Communicator {
     while (bytes > 0) {
       const ssize_t w = ::send(fd, p, bytes, MSG_NOSIGNAL);
       if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) throw std::runtime_error("rank " + std::to_string(rank_) + ": rank " + std::to_string(peer) + " is gone");
+      if (w <= 0)
+        throw std::runtime_error("rank " + std::to_string(rank_) + ": rank " + std::to_string(peer) + " is gone");
       p += w;
       bytes -= static_cast<std::size_t>(w);
     }
@@ -80,7 +81,8 @@ class RankProcesses final : public Communicator {
     while (bytes > 0) {
       const ssize_t got = ::recv(fd, p, bytes, 0);
       if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) throw std::runtime_error("rank " + std::to_string(rank_) + ": rank " + std::to_string(peer) + " is gone");
+      if (got <= 0)
+        throw std::runtime_error("rank " + std::to_string(rank_) + ": rank " + std::to_string(peer) + " is gone");
       p += got;
       bytes -= static_cast<std::size_t>(got);
     }
@@ -136,7 +138,8 @@ std::vector<int> run_rank_processes(int ranks, Body&& body) {
   };
   std::vector<int> statuses(static_cast<std::size_t>(ranks), 0);
   std::unique_ptr<RankProcesses> comm(new RankProcesses(0, ranks));
-  for (int r = 1; r < ranks; ++r) comm->sockets_[static_cast<std::size_t>(r)] = parent_ends[static_cast<std::size_t>(r)];
+  for (int r = 1; r < ranks; ++r)
+    comm->sockets_[static_cast<std::size_t>(r)] = parent_ends[static_cast<std::size_t>(r)];
   try {
     statuses[0] = body(static_cast<Communicator&>(*comm));
   } catch (...) {

@@ -210,8 +210,9 @@ class Runner {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) {
         stop();
-        return failure(Reply::Status::timed_out, "no reply within " + format_seconds(timeout_) +
-                                                     " (a deadlock or a loop that never ends?); the runner was stopped");
+        return failure(Reply::Status::timed_out,
+                       "no reply within " + format_seconds(timeout_) +
+                           " (a deadlock or a loop that never ends?); the runner was stopped");
       }
       pollfd fds[3] = {{from_, POLLIN, 0}, {log_fd_, POLLIN, 0}, {to_, POLLOUT, 0}};
       const nfds_t count = sent < out.size() ? 3 : 2;
@@ -250,7 +251,7 @@ class Runner {
     }
     Reply r;
     const std::string status = reply["status"].get<std::string>();
-    r.status = status == "ok" ? Reply::Status::ok
+    r.status = status == "ok"                 ? Reply::Status::ok
                : status == "invalid_argument" ? Reply::Status::invalid_argument
                                               : Reply::Status::error;
     if (reply.contains("message") && reply["message"].is_string()) r.message = reply["message"].get<std::string>();

@@ -43,12 +43,12 @@ class EmuSettings {
     for (const auto& [key, value] : it->items()) {
       if (key == "schedule") {
         const std::string s = value.get<std::string>();
-        o.schedule = s == "reverse" ? scanlab_emu::Schedule::reverse
+        o.schedule = s == "reverse"  ? scanlab_emu::Schedule::reverse
                      : s == "random" ? scanlab_emu::Schedule::random
                                      : scanlab_emu::Schedule::in_order;
       } else if (key == "thread_order") {
         const std::string s = value.get<std::string>();
-        o.thread_order = s == "reverse" ? scanlab_emu::ThreadOrder::reverse
+        o.thread_order = s == "reverse"  ? scanlab_emu::ThreadOrder::reverse
                          : s == "random" ? scanlab_emu::ThreadOrder::random
                                          : scanlab_emu::ThreadOrder::forward;
       } else if (key == "memory") {

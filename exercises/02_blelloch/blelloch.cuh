@@ -66,8 +66,8 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
 // ADJACENT elements 2t and 2t+1 of the tile; the identity fills the tile past n.
 // --8<-- [start:tiles_kernel]
 template <class T, class Op>
-__global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
-                                           bool inclusive, Op op, scanlab::TraceLog log) {
+__global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile, bool inclusive,
+                                           Op op, scanlab::TraceLog log) {
   extern __shared__ unsigned char ch02_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch02_shared_bytes);
   // BEGIN TODO

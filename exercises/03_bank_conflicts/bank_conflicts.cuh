@@ -74,8 +74,8 @@ __device__ void blelloch_exclusive_scan_shared_layout(T* temp, Op op) {
 // tile past n.
 // --8<-- [start:tiles_kernel]
 template <class Layout, class T, class Op>
-__global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n,
-                                                  std::size_t first_tile, bool inclusive, Op op) {
+__global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
+                                                  bool inclusive, Op op) {
   extern __shared__ unsigned char ch03_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch03_shared_bytes);
   // BEGIN TODO

@@ -62,8 +62,8 @@ __device__ inline unsigned warp_offsets_bit_sliced(unsigned total) {
 // that only some threads of a block reach is undefined.
 // --8<-- [start:count_kernel]
 template <class T, class Pred>
-__global__ void compact_count_kernel(const T* in, std::size_t n, std::size_t first_tile,
-                                     unsigned* tile_counts, Pred pred) {
+__global__ void compact_count_kernel(const T* in, std::size_t n, std::size_t first_tile, unsigned* tile_counts,
+                                     Pred pred) {
   // BEGIN TODO
   // TODO(student): tile_counts[t] = the number of elements of tile t = first_tile + blockIdx.x
   //   (the rounds described at the top of this file) for which pred is true, with positions in

@@ -23,8 +23,7 @@
 namespace ch08 {
 
 // Tiles' kept counts as chapter 07's fused descriptors: {status, count} in one 64-bit word.
-using CountDescriptors =
-    scanlab::single_pass::TileDescriptors<unsigned, scanlab::single_pass::Descriptors::fused>;
+using CountDescriptors = scanlab::single_pass::TileDescriptors<unsigned, scanlab::single_pass::Descriptors::fused>;
 
 // Called by every thread of the tile's block once the tile's kept `count` is known: publishes it
 // and leaves in `tile_prefix` (shared memory) the number of elements kept by all tiles before this

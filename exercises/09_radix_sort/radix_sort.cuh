@@ -42,8 +42,8 @@ namespace ch09 {
 // --8<-- [start:split_scatter]
 template <bool kPairs>
 __global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                                     const std::uint32_t* values_in, std::uint32_t* values_out,
-                                     const unsigned* f, std::size_t n, int bit) {
+                                     const std::uint32_t* values_in, std::uint32_t* values_out, const unsigned* f,
+                                     std::size_t n, int bit) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::uint32_t key = keys_in[i];
@@ -89,9 +89,8 @@ __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
 // Called by the given tile_sort_scatter_kernel (chapters/09_radix_sort/radix_sort_dispatch.cuh),
 // which sorts the tile in s by the digit, then writes every key of it to this position.
 // --8<-- [start:scatter_destination]
-__device__ inline std::size_t scatter_destination(const unsigned* digit_offsets, std::size_t tiles,
-                                                  std::size_t tile, unsigned d, int p,
-                                                  const LocalSortStorage& s) {
+__device__ inline std::size_t scatter_destination(const unsigned* digit_offsets, std::size_t tiles, std::size_t tile,
+                                                  unsigned d, int p, const LocalSortStorage& s) {
   // BEGIN TODO
   // TODO(student): the global position described above. digit_offsets holds the exclusive scan of
   //   the digit-major table (entry d * tiles + tile); s.digit_start[d] is where digit d starts in

@@ -68,8 +68,8 @@ __global__ void hillis_steele_exclusive_scan_block_kernel(const T* in, T* out, i
 // it wraps past 2^31 elements. `mine` also excludes the threads that only round the tile up to a
 // whole warp (tid >= tile).
 template <class T, class Op>
-__global__ void hillis_steele_inclusive_scan_tiles_kernel(const T* in, T* out, std::size_t n,
-                                                          int tile, std::size_t first_tile, Op op) {
+__global__ void hillis_steele_inclusive_scan_tiles_kernel(const T* in, T* out, std::size_t n, int tile,
+                                                          std::size_t first_tile, Op op) {
   extern __shared__ unsigned char ch01_shared_bytes[];
   T* buffers = reinterpret_cast<T*>(ch01_shared_bytes);
   // BEGIN TODO

@@ -49,8 +49,10 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
       // the store to temp[left] (it cannot rule out left == right), one more shared load per level.
       const T left_total = temp[left];
       const T prefix = temp[right];
+      // clang-format off
       temp[left] = prefix;                      // left child: the parent's prefix
       temp[right] = op(prefix, left_total);     // right child: prefix, then the left subtree
+      // clang-format on
     }
     ++step;
     SCANLAB_TRACE_BLOCK_ARRAY(log, "down", step, temp, m);
@@ -64,8 +66,8 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
 // Each thread keeps its two inputs in registers (xa, xb): the inclusive result is the exclusive
 // prefix op the element, and temp no longer holds the element after the scan.
 template <class T, class Op>
-__global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
-                                           bool inclusive, Op op, scanlab::TraceLog log) {
+__global__ void blelloch_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile, bool inclusive,
+                                           Op op, scanlab::TraceLog log) {
   extern __shared__ unsigned char ch02_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch02_shared_bytes);
   // BEGIN TODO

@@ -62,8 +62,8 @@ __device__ void blelloch_exclusive_scan_shared_layout(T* temp, Op op) {
 // Only the choice of the two elements (a, b) depends on Layout::kHalves; their slots are computed
 // once and reused for the store, which reads the same padded positions the load wrote.
 template <class Layout, class T, class Op>
-__global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n,
-                                                  std::size_t first_tile, bool inclusive, Op op) {
+__global__ void blelloch_layout_scan_tiles_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
+                                                  bool inclusive, Op op) {
   extern __shared__ unsigned char ch03_shared_bytes[];
   T* temp = reinterpret_cast<T*>(ch03_shared_bytes);
   // BEGIN TODO

@@ -21,9 +21,8 @@ namespace ch05 {
 // which has none, gets one. Thread 0 publishes the tile's total.
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
-    scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile,
-                      bool inclusive, typename Op::value_type* tile_sums, Op op, scanlab::TraceLog log,
-                      int level) {
+    scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile, bool inclusive,
+                      typename Op::value_type* tile_sums, Op op, scanlab::TraceLog log, int level) {
   using Acc = typename Op::value_type;
   using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
@@ -122,8 +121,8 @@ __global__ void __launch_bounds__(Policy::kThreads)
 template <class Policy, class In, class Op>
 __global__ void __launch_bounds__(Policy::kThreads)
     scan_ranges_kernel(const In* in, typename Op::value_type* out, std::size_t n, bool inclusive,
-                       std::size_t tiles_per_block, std::size_t first_block,
-                       const typename Op::value_type* partials, Op op, scanlab::TraceLog log) {
+                       std::size_t tiles_per_block, std::size_t first_block, const typename Op::value_type* partials,
+                       Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
   using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
   using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;

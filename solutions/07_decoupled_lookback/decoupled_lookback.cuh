@@ -21,7 +21,7 @@ using single_pass::Descriptors;  // automatic | fenced | fused
 using single_pass::Lookback;     // serial | warp
 using single_pass::PollDelay;
 using single_pass::PollSchedule;
-using single_pass::Status;       // kInvalid (X) | kAggregate (A) | kPrefix (P)
+using single_pass::Status;  // kInvalid (X) | kAggregate (A) | kPrefix (P)
 using single_pass::kAggregate;
 using single_pass::kInvalid;
 using single_pass::kPrefix;

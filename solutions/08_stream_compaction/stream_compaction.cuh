@@ -33,8 +33,8 @@ __device__ inline unsigned warp_offsets_bit_sliced(unsigned total) {
 // __syncthreads_count counts the block's flags in the barrier itself; every thread calls it in
 // every round, with flag 0 past n (pred is not even called there), so no thread skips a barrier.
 template <class T, class Pred>
-__global__ void compact_count_kernel(const T* in, std::size_t n, std::size_t first_tile,
-                                     unsigned* tile_counts, Pred pred) {
+__global__ void compact_count_kernel(const T* in, std::size_t n, std::size_t first_tile, unsigned* tile_counts,
+                                     Pred pred) {
   // BEGIN TODO
   const std::size_t tile = first_tile + blockIdx.x;
   const std::size_t base = tile * kCompactTile;

@@ -12,8 +12,7 @@
 
 namespace ch08 {
 
-using CountDescriptors =
-    scanlab::single_pass::TileDescriptors<unsigned, scanlab::single_pass::Descriptors::fused>;
+using CountDescriptors = scanlab::single_pass::TileDescriptors<unsigned, scanlab::single_pass::Descriptors::fused>;
 
 // --8<-- [start:look_back_kept]
 // The library's look-back with counts for values: warp 0 alone publishes and looks back (the warp

@@ -78,8 +78,7 @@ __device__ inline unsigned look_back_digit(DigitCountDescriptors desc, unsigned 
                                            scanlab::single_pass::PollSchedule polls) {
   // BEGIN TODO
   if (tile == 0) return 0;
-  const unsigned before =
-      scanlab::single_pass::lookback_serial<unsigned>(desc, tile, scanlab::Plus<unsigned>{}, polls);
+  const unsigned before = scanlab::single_pass::lookback_serial<unsigned>(desc, tile, scanlab::Plus<unsigned>{}, polls);
   desc.publish(tile, scanlab::single_pass::kPrefix, before + count);
   return before;
   // END TODO

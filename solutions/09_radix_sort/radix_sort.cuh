@@ -18,8 +18,8 @@ namespace ch09 {
 // (i - f[i]) after all the false ones, which keeps both sides in input order.
 template <bool kPairs>
 __global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                                     const std::uint32_t* values_in, std::uint32_t* values_out,
-                                     const unsigned* f, std::size_t n, int bit) {
+                                     const std::uint32_t* values_in, std::uint32_t* values_out, const unsigned* f,
+                                     std::size_t n, int bit) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::uint32_t key = keys_in[i];
@@ -62,9 +62,8 @@ __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
 // --8<-- [start:scatter_destination]
 // The key's rank among its digit in the sorted tile (p - digit_start[d]) plus the keys of digit d
 // before this tile and of all smaller digits: the digit-major scan, entry d * tiles + tile.
-__device__ inline std::size_t scatter_destination(const unsigned* digit_offsets, std::size_t tiles,
-                                                  std::size_t tile, unsigned d, int p,
-                                                  const LocalSortStorage& s) {
+__device__ inline std::size_t scatter_destination(const unsigned* digit_offsets, std::size_t tiles, std::size_t tile,
+                                                  unsigned d, int p, const LocalSortStorage& s) {
   // BEGIN TODO
   return static_cast<std::size_t>(digit_offsets[d * tiles + tile]) +
          static_cast<std::size_t>(p - static_cast<int>(s.digit_start[d]));

@@ -12,9 +12,7 @@
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 struct CliRun {
   int code;
@@ -59,8 +57,8 @@ TEST_CASE("parse_size: accepted forms") {
 }
 
 TEST_CASE("parse_size: rejected forms say why") {
-  for (const char* text : {"", "abc", "1.5M", "1 M", " 1", "1 ", "1m", "1Mb", "0x10", "2^", "^3", "2^x",
-                           "1Mi2", "+5", "2^-1", "1e6", "M"}) {
+  for (const char* text : {"", "abc", "1.5M", "1 M", " 1", "1 ", "1m", "1Mb", "0x10", "2^", "^3", "2^x", "1Mi2", "+5",
+                           "2^-1", "1e6", "M"}) {
     CAPTURE(text);
     try {
       scanlab::parse_size(text);
@@ -76,8 +74,8 @@ TEST_CASE("parse_size: rejected forms say why") {
   } catch (const std::invalid_argument& e) {
     CHECK(contains(e.what(), "negative"));
   }
-  for (const char* text : {"2^64", "3^41", "18446744073709551616", "99999999999999999999999",
-                           "20000000000G", "16777216Ti"}) {
+  for (const char* text :
+       {"2^64", "3^41", "18446744073709551616", "99999999999999999999999", "20000000000G", "16777216Ti"}) {
     CAPTURE(text);
     try {
       scanlab::parse_size(text);
@@ -113,10 +111,19 @@ TEST_CASE("command line: defaults and every common option") {
 }
 
 TEST_CASE("command line: a bad argument prints a pointer to --help, then the error, last; exit code 2") {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"-n", "lots"}, {"-n", "-5"}, {"-n", "2^64"}, {"--bogus"}, {"-r", "0"}, {"-r", "x"},
-           {"--seed", "abc"}, {"--seed", "-1"}, {"--seed", "1.5"}, {"-r", "-0.5"}, {"-r", "99999999999"},
-           {"-n"}, {"extra"}}) {
+  for (const auto& args : std::vector<std::vector<std::string>>{{"-n", "lots"},
+                                                                {"-n", "-5"},
+                                                                {"-n", "2^64"},
+                                                                {"--bogus"},
+                                                                {"-r", "0"},
+                                                                {"-r", "x"},
+                                                                {"--seed", "abc"},
+                                                                {"--seed", "-1"},
+                                                                {"--seed", "1.5"},
+                                                                {"-r", "-0.5"},
+                                                                {"-r", "99999999999"},
+                                                                {"-n"},
+                                                                {"extra"}}) {
     CAPTURE(args.front());
     CAPTURE(args.back());
     const auto r = run(args);
@@ -129,8 +136,8 @@ TEST_CASE("command line: a bad argument prints a pointer to --help, then the err
     const std::string last = r.err.substr(first_end + 1);
     CHECK(last.rfind("prog: error: ", 0) == 0);
     CHECK(last.find('\n') == last.size() - 1);  // one line, and the last
-    CHECK_FALSE(contains(r.err, "Usage"));        // not the whole usage
-    CHECK(r.err.size() < 300);                    // no 309-digit bounds
+    CHECK_FALSE(contains(r.err, "Usage"));      // not the whole usage
+    CHECK(r.err.size() < 300);                  // no 309-digit bounds
   }
   CHECK(contains(run({"-n", "lots"}).err, "invalid size 'lots'"));
   CHECK(contains(run({"--seed", "-1"}).err, "--seed: value '-1' is negative"));

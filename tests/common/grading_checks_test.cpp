@@ -123,7 +123,8 @@ TEST_CASE("likely_cause: steps that stop one short leave a window of inputs") {
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
     const std::size_t w = 16, shift = kind == ScanKind::exclusive ? 1 : 0;
     std::vector<I> got = oracle(in, kind, Plus<I>{});
-    for (std::size_t j = w + shift; j < in.size(); ++j) got[j] = fold_range(in.data(), j + 1 - w - shift, j + 1 - shift, Plus<I>{});
+    for (std::size_t j = w + shift; j < in.size(); ++j)
+      got[j] = fold_range(in.data(), j + 1 - w - shift, j + 1 - shift, Plus<I>{});
     const std::string hint = cause(in, got, kind, Plus<I>{});
     CHECK(contains(hint, "one step short"));
     CHECK(contains(hint, "only the 16 inputs"));
@@ -137,7 +138,8 @@ TEST_CASE("likely_cause: affine maps combined in the wrong order, and the other 
   const std::vector<A> excl = oracle(m, ScanKind::exclusive, op);
   std::vector<A> got(m.size());
   for (std::size_t i = 0; i < m.size(); ++i) got[i] = op(m[i], excl[i]);
-  CHECK(contains(order_cause<A, AOp>(m.data(), got.data(), m.size(), ScanKind::inclusive), "combined in the wrong order"));
+  CHECK(contains(order_cause<A, AOp>(m.data(), got.data(), m.size(), ScanKind::inclusive),
+                 "combined in the wrong order"));
   CHECK(cause(m, got, ScanKind::inclusive, op).empty());  // no exact mistake: only the order hint
   // Every operand swapped: the more precise hint.
   CHECK(contains(cause(m, oracle(m, ScanKind::inclusive, SwappedOperands<AOp>{}), ScanKind::inclusive, op),
@@ -154,19 +156,21 @@ TEST_CASE("carry_cause names what the carry into the first wrong tile is") {
     const Plus<I> plus;
     CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 2, 0), kind, plus, tile),
                    "tile 2 holds the scan of its own elements only"));
-    CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 0, 2 * tile, plus)), kind,
-                         plus, tile),
-                   "its carry leaves out tile 2, the tile just before it"));
+    CHECK(contains(
+        carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 0, 2 * tile, plus)), kind, plus, tile),
+        "its carry leaves out tile 2, the tile just before it"));
     CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 2 * tile, 3 * tile, plus)),
                          kind, plus, tile),
                    "tile 3's carry is the fold of tile 2 only: it leaves out tiles 0..1"));
-    CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 0, 3 * tile, plus) + 1), kind,
-                         plus, tile),
-                   "every tile before tile 3 is right and tile 3 is wrong from its first element"));
-    CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 0, 3 * tile, plus) +
-                                                                          fold_range(in.data(), 0, tile, plus)),
+    CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, fold_range(in.data(), 0, 3 * tile, plus) + 1),
                          kind, plus, tile),
-                   "tile 3's carry counts tile 0 twice"));
+                   "every tile before tile 3 is right and tile 3 is wrong from its first element"));
+    CHECK(
+        contains(carry(in,
+                       with_tile_carry(in, kind, plus, tile, 3,
+                                       fold_range(in.data(), 0, 3 * tile, plus) + fold_range(in.data(), 0, tile, plus)),
+                       kind, plus, tile),
+                 "tile 3's carry counts tile 0 twice"));
     I firsts = 0;
     for (std::size_t k = 0; k < 3; ++k) firsts += in[k * tile];
     CHECK(contains(carry(in, with_tile_carry(in, kind, plus, tile, 3, firsts), kind, plus, tile),

@@ -61,8 +61,7 @@ TEST_CASE("oracle: hand-computed max and min scans") {
   CHECK(scanlab::inclusive_scan_oracle(in, Max<int>{}) == std::vector<int>{3, 3, 7, 7, 9, 9});
   CHECK(scanlab::exclusive_scan_oracle(in, Max<int>{}) == std::vector<int>{INT_MIN, 3, 3, 7, 7, 9});
   CHECK(scanlab::inclusive_scan_oracle(in, Min<int>{}) == std::vector<int>{3, -1, -1, -1, -1, -5});
-  CHECK(scanlab::exclusive_scan_oracle(in, Min<int>{}) ==
-        std::vector<int>{INT_MAX, 3, -1, -1, -1, -1});
+  CHECK(scanlab::exclusive_scan_oracle(in, Min<int>{}) == std::vector<int>{INT_MAX, 3, -1, -1, -1, -1});
   const std::vector<float> fin = {-3.5f, -7.0f, 1.0f};
   const auto fmax = scanlab::exclusive_scan_oracle(fin, Max<float>{});
   CHECK(fmax[0] == -std::numeric_limits<float>::infinity());
@@ -107,19 +106,14 @@ TEST_CASE("oracle: matches a from-scratch fold per element on random data") {
     check_oracle_against_brute_force(scanlab::random_vector<int>(n, s, -1000, 1000), Plus<int>{});
     check_oracle_against_brute_force(scanlab::random_vector<int>(n, s + 1, INT_MIN, INT_MAX),
                                      Plus<int>{});  // overflows: both sides must wrap alike
-    check_oracle_against_brute_force(scanlab::random_vector<std::uint8_t>(n, s + 2, 0, 255),
-                                     Plus<std::uint8_t>{});
-    check_oracle_against_brute_force(scanlab::random_vector<std::int64_t>(n, s + 3, -5, 5),
-                                     Plus<std::int64_t>{});
+    check_oracle_against_brute_force(scanlab::random_vector<std::uint8_t>(n, s + 2, 0, 255), Plus<std::uint8_t>{});
+    check_oracle_against_brute_force(scanlab::random_vector<std::int64_t>(n, s + 3, -5, 5), Plus<std::int64_t>{});
     check_oracle_against_brute_force(scanlab::random_vector<int>(n, s + 4, -1000, 1000), Max<int>{});
     check_oracle_against_brute_force(scanlab::random_vector<int>(n, s + 5, -1000, 1000), Min<int>{});
-    check_oracle_against_brute_force(scanlab::random_vector<float>(n, s + 6, -1.0f, 1.0f),
-                                     Max<float>{});
-    check_oracle_against_brute_force(
-        scanlab::random_vector<Affine<std::uint32_t>>(n, s + 7, 0u, 0xFFFFFFFFu),
-        AffineCompose<std::uint32_t>{});
-    check_oracle_against_brute_force(scanlab::random_vector<Affine<int>>(n, s + 8, -9, 9),
-                                     AffineCompose<int>{});
+    check_oracle_against_brute_force(scanlab::random_vector<float>(n, s + 6, -1.0f, 1.0f), Max<float>{});
+    check_oracle_against_brute_force(scanlab::random_vector<Affine<std::uint32_t>>(n, s + 7, 0u, 0xFFFFFFFFu),
+                                     AffineCompose<std::uint32_t>{});
+    check_oracle_against_brute_force(scanlab::random_vector<Affine<int>>(n, s + 8, -9, 9), AffineCompose<int>{});
   }
 }
 
@@ -133,8 +127,8 @@ TEST_CASE("oracle: exclusive and inclusive scans are one shift apart") {
     CHECK(excl[0] == decltype(op)::identity());
     std::size_t bad = 0;
     for (std::size_t i = 0; i < in.size(); ++i) {
-      if (!(incl[i] == op(excl[i], in[i]))) ++bad;       // incl[i] = excl[i] op in[i]
-      if (i > 0 && !(excl[i] == incl[i - 1])) ++bad;      // excl[i] = incl[i-1]
+      if (!(incl[i] == op(excl[i], in[i]))) ++bad;    // incl[i] = excl[i] op in[i]
+      if (i > 0 && !(excl[i] == incl[i - 1])) ++bad;  // excl[i] = incl[i-1]
     }
     CHECK(bad == 0);
     CHECK(scanlab::reduce_oracle(in, op) == incl.back());
@@ -142,8 +136,7 @@ TEST_CASE("oracle: exclusive and inclusive scans are one shift apart") {
   for (std::size_t n : {1, 2, 100, 4099}) {
     CAPTURE(n);
     check_relation(scanlab::random_vector<int>(n, scanlab::test_seed(200 + n)), Plus<int>{});
-    check_relation(scanlab::random_vector<Affine<int>>(n, scanlab::test_seed(300 + n)),
-                   AffineCompose<int>{});
+    check_relation(scanlab::random_vector<Affine<int>>(n, scanlab::test_seed(300 + n)), AffineCompose<int>{});
     check_relation(scanlab::random_vector<unsigned>(n, scanlab::test_seed(400 + n)), Max<unsigned>{});
   }
 }

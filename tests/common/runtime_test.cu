@@ -22,17 +22,15 @@
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 constexpr int kBlock = 128;
 
 // Each block stages its elements in shared memory and thread 0 folds them in order: exercises a
 // monoid's identity and operator() in device code and Affine in __shared__ memory.
 template <class Op>
-__global__ void block_reduce_in_order(const typename Op::value_type* in,
-                                      typename Op::value_type* block_totals, int n, Op op) {
+__global__ void block_reduce_in_order(const typename Op::value_type* in, typename Op::value_type* block_totals, int n,
+                                      Op op) {
   __shared__ typename Op::value_type tile[kBlock];
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   tile[threadIdx.x] = i < n ? in[i] : Op::identity();
@@ -78,7 +76,8 @@ TEST_CASE("SCANLAB_CUDA_CHECK: a failing call throws CudaError with file, line, 
   const auto bad_kind = static_cast<cudaMemcpyKind>(12345);
   int line = 0;
   try {
-    line = __LINE__; SCANLAB_CUDA_CHECK(cudaMemcpy(d.data(), host, sizeof host, bad_kind));
+    line = __LINE__ + 1;  // the line of the call below, which the error must name
+    SCANLAB_CUDA_CHECK(cudaMemcpy(d.data(), host, sizeof host, bad_kind));
     FAIL("cudaMemcpy with an invalid kind did not fail");
   } catch (const scanlab::CudaError& e) {
     const std::string what = e.what();
@@ -129,7 +128,8 @@ TEST_CASE("DeviceBuffer: upload/download round trip on random data") {
     const auto back = df.download();
     CHECK(scanlab::verify_exact(floats, back).ok);
 
-    const auto maps = scanlab::random_vector<scanlab::Affine<std::uint32_t>>(n, scanlab::test_seed(3 + n), 0u, 0xFFFFFFFFu);
+    const auto maps =
+        scanlab::random_vector<scanlab::Affine<std::uint32_t>>(n, scanlab::test_seed(3 + n), 0u, 0xFFFFFFFFu);
     scanlab::DeviceBuffer<scanlab::Affine<std::uint32_t>> dm(maps);
     CHECK(scanlab::verify_exact(maps, dm.download()).ok);
   }

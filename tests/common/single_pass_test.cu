@@ -162,7 +162,8 @@ std::vector<T> library_scan(const std::vector<T>& in, Op op) {
 
 template <class P, class T, class Op>
 bool library_scan_matches_oracle(const std::vector<T>& in, Op op) {
-  const scanlab::VerifyResult r = scanlab::verify_exact(scanlab::exclusive_scan_oracle(in, op), library_scan<P>(in, op));
+  const scanlab::VerifyResult r =
+      scanlab::verify_exact(scanlab::exclusive_scan_oracle(in, op), library_scan<P>(in, op));
   INFO(r.message());
   CHECK(r.ok);
   return r.ok;
@@ -235,7 +236,8 @@ void check_copy(std::size_t n, std::size_t offset, bool vectorized, std::uint64_
 
 TEST_CASE("single_pass: full and partial tiles load and store every element once, and no other") {
   using Int = sp::TileShape<std::int32_t, 64, 8>;
-  for (const std::size_t n : {std::size_t{1}, std::size_t{511}, std::size_t{512}, std::size_t{513}, std::size_t{512 * 5 + 77}}) {
+  for (const std::size_t n :
+       {std::size_t{1}, std::size_t{511}, std::size_t{512}, std::size_t{513}, std::size_t{512 * 5 + 77}}) {
     check_copy<Int, std::int32_t>(n, 0, true, 10 + n);
     check_copy<Int, std::int32_t>(n, 0, false, 20 + n);
     check_copy<Int, std::int32_t>(n, 1, true, 30 + n);  // unaligned: the scalar path
@@ -248,7 +250,7 @@ namespace {
 template <class Shape, bool INCLUSIVE, class T, class Op>
 void check_tile_scans(std::size_t n, Op op, std::uint64_t stream) {
   INFO("n = " << n << ", " << (INCLUSIVE ? "inclusive" : "exclusive") << ", " << Shape::BLOCK_THREADS << " x "
-                << Shape::ITEMS);
+              << Shape::ITEMS);
   const std::vector<T> in = scan_input<T>(n, stream);
   const std::size_t tile = Shape::TILE_ITEMS;
   const std::size_t tiles = (n + tile - 1) / tile;
@@ -348,8 +350,12 @@ TEST_CASE("single_pass: a scan over the library's look-back equals the oracle, e
     if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::serial>>(ints, Plus<I>{})) return;
     // Affine maps: 64-bit values (fenced) and an operator that is not commutative.
     const std::vector<U32Map> maps = scan_input<U32Map>(n, 400 + n);
-    if (!library_scan_matches_oracle<Tiny<Descriptors::automatic, Lookback::warp>>(maps, AffineCompose<std::uint32_t>{})) return;
-    if (!library_scan_matches_oracle<Tiny<Descriptors::automatic, Lookback::serial>>(maps, AffineCompose<std::uint32_t>{})) return;
+    if (!library_scan_matches_oracle<Tiny<Descriptors::automatic, Lookback::warp>>(maps,
+                                                                                   AffineCompose<std::uint32_t>{}))
+      return;
+    if (!library_scan_matches_oracle<Tiny<Descriptors::automatic, Lookback::serial>>(maps,
+                                                                                     AffineCompose<std::uint32_t>{}))
+      return;
   }
   const std::vector<I> big = scan_input<I>(4096 * 5 + 3, 500);
   library_scan_matches_oracle<sp::DefaultPolicy>(big, Plus<I>{});
@@ -364,8 +370,8 @@ TEST_CASE("single_pass emulator: the look-back under every dispatch order, resid
   using sp::Lookback;
   const std::vector<I> in = scan_input<I>(64 * 45 + 5, 600);
   const std::vector<U32Map> maps = scan_input<U32Map>(64 * 40 + 1, 610);
-  for (const auto schedule : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
-                              scanlab_emu::Schedule::random}) {
+  for (const auto schedule :
+       {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse, scanlab_emu::Schedule::random}) {
     for (const unsigned resident : {1u, 3u}) {
       for (const bool interleave : {false, true}) {
         scanlab_emu::options().schedule = schedule;
@@ -377,8 +383,12 @@ TEST_CASE("single_pass emulator: the look-back under every dispatch order, resid
         if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::serial>>(in, Plus<I>{})) return;
         // Affine maps: interleaved, a look-back walks past A's, whose order only a
         // non-commutative operator shows.
-        if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::warp>>(maps, AffineCompose<std::uint32_t>{})) return;
-        if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::serial>>(maps, AffineCompose<std::uint32_t>{})) return;
+        if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::warp>>(maps,
+                                                                                    AffineCompose<std::uint32_t>{}))
+          return;
+        if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::serial>>(maps,
+                                                                                      AffineCompose<std::uint32_t>{}))
+          return;
       }
     }
   }

@@ -21,9 +21,7 @@ using scanlab::ScanKind;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A float scan in the order a GPU tree scan adds (Blelloch's up-sweep/down-sweep, all in float):
 // each partial sum is a sum of two partial sums, not a running total, so its rounding differs from
@@ -45,8 +43,7 @@ std::vector<float> pairwise_exclusive_scan(const std::vector<float>& in) {
   return a;
 }
 
-std::vector<float> inclusive_from_exclusive(const std::vector<float>& in,
-                                            const std::vector<float>& excl) {
+std::vector<float> inclusive_from_exclusive(const std::vector<float>& in, const std::vector<float>& excl) {
   std::vector<float> out(in.size());
   for (std::size_t i = 0; i < in.size(); ++i) out[i] = excl[i] + in[i];
   return out;
@@ -66,8 +63,8 @@ TEST_CASE("verify_exact: equal arrays pass") {
 
 TEST_CASE("verify_exact: a planted mismatch is found and reported") {
   const std::size_t n = 10007;
-  const auto expected = scanlab::inclusive_scan_oracle(
-      scanlab::random_vector<int>(n, scanlab::test_seed(2), -1000, 1000));
+  const auto expected =
+      scanlab::inclusive_scan_oracle(scanlab::random_vector<int>(n, scanlab::test_seed(2), -1000, 1000));
   auto rng = scanlab::test_rng(3);
   const std::size_t k = rng.below(n);
   auto got = expected;
@@ -133,8 +130,7 @@ TEST_CASE("float_scan_tolerance grows like sqrt(n)") {
   const double eps = std::numeric_limits<float>::epsilon();
   CHECK(scanlab::float_scan_tolerance<float>(0) == doctest::Approx(4 * eps));
   CHECK(scanlab::float_scan_tolerance<float>(99) == doctest::Approx(40 * eps));
-  CHECK(scanlab::float_scan_tolerance<double>(3) ==
-        doctest::Approx(8 * std::numeric_limits<double>::epsilon()));
+  CHECK(scanlab::float_scan_tolerance<double>(3) == doctest::Approx(8 * std::numeric_limits<double>::epsilon()));
 }
 
 TEST_CASE("verify_float_scan: a tree-ordered float scan of 2^20 elements passes") {

@@ -25,9 +25,8 @@ enum Read { kVolatile = 0, kPlainNoFence = 1, kFencePlain = 2 };
 // cache (an SM's L1) that is not kept coherent with other SMs' stores.
 __device__ const int* plain(volatile int* p) { return const_cast<const int*>(p); }
 
-__global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile int* flags,
-                                       volatile int* prefixes, unsigned* ticket, bool ticketed, int publish,
-                                       int read, bool warp_poll) {
+__global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile int* flags, volatile int* prefixes,
+                                       unsigned* ticket, bool ticketed, int publish, int read, bool warp_poll) {
   __shared__ int s[kTile];
   __shared__ int tile_id;
   __shared__ int carry;
@@ -76,14 +75,13 @@ __global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile 
   if (i < n) out[i] = carry + s[threadIdx.x];
 }
 
-#define CHECK(call)                                                                                  \
-  do {                                                                                               \
-    cudaError_t e_ = (call);                                                                         \
-    if (e_ != cudaSuccess) {                                                                         \
-      std::printf("CUDA error %s (%s) at %s:%d\n", cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                  __LINE__);                                                                         \
-      return 1;                                                                                      \
-    }                                                                                                \
+#define CHECK(call)                                                                                                   \
+  do {                                                                                                                \
+    cudaError_t e_ = (call);                                                                                          \
+    if (e_ != cudaSuccess) {                                                                                          \
+      std::printf("CUDA error %s (%s) at %s:%d\n", cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, __LINE__); \
+      return 1;                                                                                                       \
+    }                                                                                                                 \
   } while (0)
 
 int main(int argc, char** argv) {
@@ -101,9 +99,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[a], "--fenced-plain-read")) read = kFencePlain;
     else if (!std::strcmp(argv[a], "--warp-poll")) warp_poll = true;
     else {
-      std::fprintf(stderr,
-                   "usage: chained_scan [--n N] [--blockidx] [--no-fence | --flag-first] [--plain-read | "
-                   "--fenced-plain-read] [--warp-poll]\n");
+      std::fprintf(stderr, "usage: chained_scan [--n N] [--blockidx] [--no-fence | --flag-first] [--plain-read | "
+                           "--fenced-plain-read] [--warp-poll]\n");
       return 2;
     }
   }
@@ -127,12 +124,17 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(d_flags, 0, tiles * sizeof(int)));
   CHECK(cudaMemset(d_prefixes, 0x7F, tiles * sizeof(int)));  // a stale prefix is visible
   CHECK(cudaMemset(d_ticket, 0, sizeof(unsigned)));
-  chained_scan_inclusive<<<tiles, kTile>>>(d_in, d_out, n, d_flags, d_prefixes, d_ticket, ticketed, publish, read, warp_poll);
+  chained_scan_inclusive<<<tiles, kTile>>>(d_in, d_out, n, d_flags, d_prefixes, d_ticket, ticketed, publish, read,
+                                           warp_poll);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaMemcpy(out.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
-  const char* how = publish == kValueFenceFlag ? "value, fence, flag" : publish == kFlagFirst ? "flag first" : "value, flag, no fence";
-  std::string reader = read == kVolatile ? "volatile read" : read == kPlainNoFence ? "plain read, no fence" : "fence, plain read";
+  const char* how = publish == kValueFenceFlag ? "value, fence, flag"
+                    : publish == kFlagFirst    ? "flag first"
+                                               : "value, flag, no fence";
+  std::string reader = read == kVolatile       ? "volatile read"
+                       : read == kPlainNoFence ? "plain read, no fence"
+                                               : "fence, plain read";
   if (warp_poll) reader += " after a warp poll";
   long long sum = 0;
   for (int i = 0; i < n; ++i) {

@@ -45,10 +45,8 @@ int main(int argc, char** argv) {
   int* d = nullptr;
   if (cudaMalloc(&d, kN * sizeof(int)) != cudaSuccess) return 1;
   cudaMemcpy(d, h.data(), kN * sizeof(int), cudaMemcpyHostToDevice);
-  if (double_buffered)
-    hillis_steele_double_buffered_inclusive<<<1, kN>>>(d);
-  else
-    hillis_steele_inplace_inclusive<<<1, kN>>>(d);
+  if (double_buffered) hillis_steele_double_buffered_inclusive<<<1, kN>>>(d);
+  else hillis_steele_inplace_inclusive<<<1, kN>>>(d);
   cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) {
     std::printf("CUDA error: %s\n", cudaGetErrorString(e));

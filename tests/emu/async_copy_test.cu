@@ -32,7 +32,9 @@ struct Buffer {
     REQUIRE(cudaMemset(p, 0, n * sizeof(T)) == cudaSuccess);
   }
   ~Buffer() { cudaFree(p); }
-  void upload(const std::vector<T>& v) { REQUIRE(cudaMemcpy(p, v.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess); }
+  void upload(const std::vector<T>& v) {
+    REQUIRE(cudaMemcpy(p, v.data(), n * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
+  }
   std::vector<T> download() const {
     std::vector<T> v(n);
     REQUIRE(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost) == cudaSuccess);
@@ -341,8 +343,8 @@ TEST_CASE("a ring of 3 stages filled by memcpy_async_tx: every tile arrives, und
   CHECK(run_ring(0, 30, 4) == 0);
 #ifdef SCANLAB_EMU
   ScopedOptions scope;
-  for (auto order : {scanlab_emu::ThreadOrder::forward, scanlab_emu::ThreadOrder::reverse,
-                     scanlab_emu::ThreadOrder::random}) {
+  for (auto order :
+       {scanlab_emu::ThreadOrder::forward, scanlab_emu::ThreadOrder::reverse, scanlab_emu::ThreadOrder::random}) {
     for (std::uint64_t seed : {1u, 5u, 9u}) {
       scanlab_emu::options().thread_order = order;
       scanlab_emu::options().seed = seed;
@@ -399,8 +401,8 @@ TEST_CASE("shared memory handed over through cuda::barrier phases") {
   // reads race with the write.
   ScopedOptions scope;
   scanlab_emu::options().racecheck = true;
-  for (auto order : {scanlab_emu::ThreadOrder::forward, scanlab_emu::ThreadOrder::reverse,
-                     scanlab_emu::ThreadOrder::random}) {
+  for (auto order :
+       {scanlab_emu::ThreadOrder::forward, scanlab_emu::ThreadOrder::reverse, scanlab_emu::ThreadOrder::random}) {
     scanlab_emu::options().thread_order = order;
     scanlab_emu::reset_diagnostics();
     barrier_handover<<<1, 64>>>(out.p, rounds, 0);
@@ -529,10 +531,8 @@ TEST_CASE("misaligned or mis-sized copies fail the launch and say why") {
     CAPTURE(c.size);
     CAPTURE(c.dst_offset);
     CAPTURE(c.src_offset);
-    if (c.bulk)
-      one_bulk_copy<<<1, 1>>>(in.p, out.p, c.size, c.dst_offset, c.src_offset);
-    else
-      one_pipeline_copy<<<1, 1>>>(in.p, out.p, c.size, c.dst_offset, c.src_offset);
+    if (c.bulk) one_bulk_copy<<<1, 1>>>(in.p, out.p, c.size, c.dst_offset, c.src_offset);
+    else one_pipeline_copy<<<1, 1>>>(in.p, out.p, c.size, c.dst_offset, c.src_offset);
     CHECK(cudaDeviceSynchronize() == c.error);
     if (c.error != cudaSuccess) CHECK(report_has(c.says));
   }

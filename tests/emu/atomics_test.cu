@@ -19,6 +19,7 @@
 namespace {
 
 // One struct per operation: the device call and the Programming Guide's definition on the host.
+// clang-format off
 struct Add {
   static std::string name() { return "atomicAdd"; }
   template <class T> __device__ static T apply(T* a, T v) { return atomicAdd(a, v); }
@@ -76,6 +77,7 @@ struct Dec {
   template <class T> __device__ static T apply(T* a, T v) { return atomicDec(a, v); }
   template <class T> static T host(T old, T v) { return (old == 0u || old > v) ? v : old - 1u; }
 };
+// clang-format on
 
 // Every thread applies Op once to target[0] (global) with its own operand.
 template <class Op, class T>
@@ -123,8 +125,7 @@ std::string consistency_error(T init, const std::vector<T>& vals, const std::vec
   for (std::size_t k = 0; k < read.size(); ++k)
     if (std::memcmp(&read[k], &written[k], sizeof(T)) != 0)
       return std::string("the old values do not chain into one serial order: sorted element ") + std::to_string(k) +
-             " is " + show(read[k]) + " among {olds, final} but " + show(written[k]) +
-             " among {op(old, v), initial}";
+             " is " + show(read[k]) + " among {olds, final} but " + show(written[k]) + " among {op(old, v), initial}";
   return "";
 }
 
@@ -148,8 +149,8 @@ void check_one_address(const std::vector<T>& vals, T init, bool order_free = tru
   const std::vector<T> olds = d_olds.download();
   INFO(Op::name(), " on one global ", sizeof(T) * 8, "-bit word, ", n, " threads");
   if (order_free)
-    CHECK_MESSAGE(std::memcmp(&final_value, &expected, sizeof(T)) == 0,
-                  "final ", show(final_value), ", expected ", show(expected));
+    CHECK_MESSAGE(std::memcmp(&final_value, &expected, sizeof(T)) == 0, "final ", show(final_value), ", expected ",
+                  show(expected));
   const std::string chain = consistency_error<Op>(init, vals, olds, 0, vals.size(), final_value);
   CHECK_MESSAGE(chain.empty(), chain);
 }
@@ -169,10 +170,11 @@ void check_shared_address(const std::vector<T>& vals, const std::vector<T>& init
     for (int k = 0; k < block; ++k) expected = Op::host(expected, vals[std::size_t(b * block + k)]);
     INFO(Op::name(), " on a __shared__ ", sizeof(T) * 8, "-bit word, block ", b);
     if (order_free)
-      CHECK_MESSAGE(std::memcmp(&finals[std::size_t(b)], &expected, sizeof(T)) == 0,
-                    "final ", show(finals[std::size_t(b)]), ", expected ", show(expected));
-    const std::string chain = consistency_error<Op>(init[std::size_t(b)], vals, olds, std::size_t(b) * std::size_t(block),
-                                                    std::size_t(block), finals[std::size_t(b)]);
+      CHECK_MESSAGE(std::memcmp(&finals[std::size_t(b)], &expected, sizeof(T)) == 0, "final ",
+                    show(finals[std::size_t(b)]), ", expected ", show(expected));
+    const std::string chain =
+        consistency_error<Op>(init[std::size_t(b)], vals, olds, std::size_t(b) * std::size_t(block), std::size_t(block),
+                              finals[std::size_t(b)]);
     CHECK_MESSAGE(chain.empty(), chain);
   }
 }
@@ -291,9 +293,9 @@ TEST_CASE("atomicInc/atomicDec wrap as documented") {
   // Limit 1000 with 16384 increments from 0: wraps to 0 sixteen times.
   std::vector<unsigned> limit(kThreads, 1000u);
   check_one_address<Inc>(limit, 0u);
-  check_one_address<Dec>(limit, 0u);    // 0 -> val, then counts down
-  check_one_address<Dec>(limit, 5000u); // above val: -> val
-  check_one_address<Inc>(limit, 5000u); // above val: -> 0
+  check_one_address<Dec>(limit, 0u);     // 0 -> val, then counts down
+  check_one_address<Dec>(limit, 5000u);  // above val: -> val
+  check_one_address<Inc>(limit, 5000u);  // above val: -> 0
   // Random limits (still one serial order); limit 0 and the largest unsigned too.
   std::vector<unsigned> mixed = random_operands<unsigned>(kThreads, 40, 6);
   mixed[0] = 0u;
@@ -302,7 +304,9 @@ TEST_CASE("atomicInc/atomicDec wrap as documented") {
   check_one_address<Dec>(mixed, 3u, false);
 
   // Single-thread edge cases of the definitions.
-  struct Edge { unsigned old, val; };
+  struct Edge {
+    unsigned old, val;
+  };
   for (Edge e : {Edge{0, 0}, Edge{5, 5}, Edge{6, 5}, Edge{4, 5}, Edge{0xffffffffu, 0xffffffffu}, Edge{0, 0xffffffffu},
                  Edge{0xfffffffeu, 0xffffffffu}}) {
     check_one_address<Inc>(std::vector<unsigned>{e.val}, e.old);

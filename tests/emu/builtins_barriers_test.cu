@@ -82,11 +82,10 @@ void check_launch_shape(dim3 grid, dim3 block) {
               if (!ok && bad_seen++ == 0 && first.empty())
                 first = "thread " + std::to_string(g) + " saw threadIdx (" + std::to_string(s.tx) + "," +
                         std::to_string(s.ty) + "," + std::to_string(s.tz) + ") blockIdx (" + std::to_string(s.bx) +
-                        "," + std::to_string(s.by) + "," + std::to_string(s.bz) + ") warp lane 0 = " +
-                        std::to_string(s.warp_first) + "; expected (" + std::to_string(tx) + "," +
+                        "," + std::to_string(s.by) + "," + std::to_string(s.bz) +
+                        ") warp lane 0 = " + std::to_string(s.warp_first) + "; expected (" + std::to_string(tx) + "," +
                         std::to_string(ty) + "," + std::to_string(tz) + ") (" + std::to_string(bx) + "," +
-                        std::to_string(by) + "," + std::to_string(bz) + ") lane 0 = " +
-                        std::to_string(tid & ~31u);
+                        std::to_string(by) + "," + std::to_string(bz) + ") lane 0 = " + std::to_string(tid & ~31u);
             }
   INFO("grid (", grid.x, ",", grid.y, ",", grid.z, ") block (", block.x, ",", block.y, ",", block.z, "): ", first);
   CHECK(bad_runs == 0);
@@ -97,8 +96,8 @@ void check_launch_shape(dim3 grid, dim3 block) {
 
 TEST_CASE("built-ins: 1-D, 2-D and 3-D launches; every thread runs exactly once") {
   check_launch_shape(dim3(1), dim3(1));
-  check_launch_shape(dim3(7), dim3(33));      // a partial last warp
-  check_launch_shape(dim3(3), dim3(1024));    // the largest block
+  check_launch_shape(dim3(7), dim3(33));    // a partial last warp
+  check_launch_shape(dim3(3), dim3(1024));  // the largest block
   check_launch_shape(dim3(5, 3), dim3(16, 4));
   check_launch_shape(dim3(2, 3, 4), dim3(4, 3, 5));  // 60 threads: warps straddle y and z rows
   check_launch_shape(dim3(1, 1, 3), dim3(1, 1, 64));
@@ -169,7 +168,10 @@ __global__ void barrier_reductions(const int* pred, int* count, int* all, int* a
 }
 
 TEST_CASE("__syncthreads_count/_and/_or reduce random predicates over the whole block") {
-  struct Shape { dim3 block; unsigned blocks; };
+  struct Shape {
+    dim3 block;
+    unsigned blocks;
+  };
   for (Shape s : {Shape{dim3(64), 6}, Shape{dim3(48), 5}, Shape{dim3(16, 20), 4}, Shape{dim3(1), 3}}) {
     const unsigned n = s.block.x * s.block.y;
     const std::size_t total = std::size_t(n) * kRounds * s.blocks;
@@ -182,7 +184,8 @@ TEST_CASE("__syncthreads_count/_and/_or reduce random predicates over the whole 
         for (unsigned t = 0; t < n; ++t) {
           const bool on = density == 4 || (density > 0 && rng.below(4) < density);
           // Non-zero predicates other than 1 count as true.
-          pred[(std::size_t(b) * kRounds + unsigned(r)) * n + t] = on ? int(1 + rng.below(1000)) * (rng.below(2) ? 1 : -1) : 0;
+          pred[(std::size_t(b) * kRounds + unsigned(r)) * n + t] =
+              on ? int(1 + rng.below(1000)) * (rng.below(2) ? 1 : -1) : 0;
         }
       }
     scanlab::DeviceBuffer<int> d_pred(pred), d_count(total), d_all(total), d_any(total);
@@ -278,7 +281,9 @@ TEST_CASE("__syncwarp: the two sides of a branch synchronise with each other") {
   SCANLAB_CHECK_LAUNCH();
   SCANLAB_CHECK_SYNC();
   const auto got = d_out.download();
-  auto written = [&](unsigned l) { return l % 2 == 0 ? in[l] + 1 : in[l] * 2; };
+  auto written = [&](unsigned l) {
+    return l % 2 == 0 ? in[l] + 1 : in[l] * 2;
+  };
   for (unsigned l = 0; l < 32; ++l) {
     INFO("lane ", l);
     CHECK(got[l] == (l % 2 == 0 ? written((l + 1) % 32) : written((l + 31) % 32) - 5));

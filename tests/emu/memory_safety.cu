@@ -79,6 +79,8 @@ int main(int argc, char** argv) {
     void* more = nullptr;
     return report(cudaMalloc(&more, 10u << 20));
   }
-  std::fprintf(stderr, "usage: memory_safety past-end|before-start|far-past-end|misaligned|misaligned-shared|stack-overflow|too-much-memory\n");
+  std::fprintf(stderr,
+               "usage: memory_safety "
+               "past-end|before-start|far-past-end|misaligned|misaligned-shared|stack-overflow|too-much-memory\n");
   return 2;
 }

@@ -188,10 +188,8 @@ TEST_CASE("emulator: a spin on a flag nobody sets fails the launch with cudaErro
   SCANLAB_CUDA_CHECK(cudaMemset(flag.data(), 0, sizeof(int)));
   for (int variant = 0; variant < 2; ++variant) {
     const auto start = std::chrono::steady_clock::now();
-    if (variant == 0)
-      spin_forever<<<4, 32>>>(flag.data(), out.data());
-    else
-      nap_forever<<<2, 64>>>(flag.data());
+    if (variant == 0) spin_forever<<<4, 32>>>(flag.data(), out.data());
+    else nap_forever<<<2, 64>>>(flag.data());
     const cudaError_t sync = cudaDeviceSynchronize();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     INFO("variant ", variant, ": cudaDeviceSynchronize returned ", cudaGetErrorName(sync), " after ", seconds, " s");
@@ -308,7 +306,9 @@ TEST_CASE("a 2-D static __shared__ array (transpose through a padded tile)") {
 
 TEST_CASE("dynamic shared memory (extern __shared__) sized at the launch") {
   scanlab::Rng rng = scanlab::test_rng(1100);
-  struct Case { int threads, per_thread, blocks; };
+  struct Case {
+    int threads, per_thread, blocks;
+  };
   // Up to 48 KiB, the default per-block limit.
   for (Case c : {Case{32, 1, 3}, Case{128, 5, 4}, Case{256, 48, 2}, Case{1024, 12, 2}, Case{96, 1, 1}}) {
     const int n = c.threads * c.per_thread;
@@ -338,10 +338,8 @@ TEST_CASE("static __shared__ in templates: each instantiation has its own array"
   scanlab::DeviceBuffer<int> d_in(in), d_out(256);
   for (int which = 0; which < 2; ++which) {
     d_out.fill_poison();
-    if (which == 0)
-      template_tiles_kernel<10><<<1, 128>>>(d_in.data(), d_out.data());
-    else
-      template_tiles_kernel<20><<<1, 128>>>(d_in.data(), d_out.data());
+    if (which == 0) template_tiles_kernel<10><<<1, 128>>>(d_in.data(), d_out.data());
+    else template_tiles_kernel<20><<<1, 128>>>(d_in.data(), d_out.data());
     SCANLAB_CHECK_LAUNCH();
     SCANLAB_CHECK_SYNC();
     const int tag = which == 0 ? 10 : 20;
@@ -402,10 +400,8 @@ TEST_CASE("shared memory is per block: two resident blocks do not see each other
   for (int dynamic = 0; dynamic < 2; ++dynamic) {
     SCANLAB_CUDA_CHECK(cudaMemset(flags.data(), 0, flags.bytes()));
     out.fill_poison();
-    if (dynamic)
-      dynamic_is_per_block<<<2, 64, 64 * sizeof(int)>>>(flags.data(), out.data(), seed);
-    else
-      shared_is_per_block<<<2, 64>>>(flags.data(), out.data(), seed);
+    if (dynamic) dynamic_is_per_block<<<2, 64, 64 * sizeof(int)>>>(flags.data(), out.data(), seed);
+    else shared_is_per_block<<<2, 64>>>(flags.data(), out.data(), seed);
     SCANLAB_CHECK_LAUNCH();
     SCANLAB_CHECK_SYNC();
     const std::vector<int> got = out.download();

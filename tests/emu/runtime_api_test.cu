@@ -215,7 +215,10 @@ TEST_CASE("launch configuration errors return CUDA's error, and the next valid l
   (void)cudaGetLastError();
   scanlab::DeviceBuffer<int> in(64), out(64);
   SCANLAB_CUDA_CHECK(cudaMemset(in.data(), 0, in.bytes()));
-  struct Bad { const char* what; dim3 grid, block; };
+  struct Bad {
+    const char* what;
+    dim3 grid, block;
+  };
   const Bad bad[] = {
       {"0 blocks", dim3(0), dim3(32)},
       {"grid.y = 0", dim3(1, 0), dim3(32)},

@@ -65,10 +65,10 @@ std::string diff(const std::vector<T>& got, const std::vector<T>& want) {
   };
   return "first difference at index " + std::to_string(i) + "; got [" + head(got) + "], expected [" + head(want) + "]";
 }
-#define CHECK_SAME(got, want)              \
-  do {                                     \
+#define CHECK_SAME(got, want)               \
+  do {                                      \
     const std::string d_ = diff(got, want); \
-    CHECK_MESSAGE(d_.empty(), d_);         \
+    CHECK_MESSAGE(d_.empty(), d_);          \
   } while (0)
 
 bool is_permutation_of_iota(std::vector<unsigned> v) {
@@ -106,7 +106,7 @@ TEST_CASE("schedule in-order / reverse / random: the order blocks start in") {
   CHECK(is_permutation_of_iota(a));
   CHECK(is_permutation_of_iota(c));
   CHECK_SAME(a, b);  // the same seed replays the same order
-  CHECK(a != iota);     // 42! orders: equal to in-order or to the other seed's only by a bug
+  CHECK(a != iota);  // 42! orders: equal to in-order or to the other seed's only by a bug
   CHECK(a != reversed);
   CHECK(a != c);
 }
@@ -217,7 +217,8 @@ TEST_CASE("resident=1: blocks ordered by an atomic ticket complete under every s
   opt.resident = 1;
   opt.seed = scanlab::test_seed(3100);
   const unsigned blocks = 40, threads = 64;
-  for (auto schedule : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse, scanlab_emu::Schedule::random}) {
+  for (auto schedule :
+       {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse, scanlab_emu::Schedule::random}) {
     opt.schedule = schedule;
     scanlab::DeviceBuffer<unsigned> ticket(1);
     scanlab::DeviceBuffer<int> done(blocks), out(std::size_t(blocks) * threads);
@@ -321,7 +322,7 @@ TEST_CASE("thread orders: forward, reverse and random change who runs first, not
     CHECK(is_permutation_of_iota(x.second));
     CHECK(x.first != iota);
     CHECK(x.first != reversed);
-    CHECK(x.first != x.second);  // a fresh order for every barrier interval
+    CHECK(x.first != x.second);    // a fresh order for every barrier interval
     CHECK_SAME(x.first, y.first);  // the seed replays it
     CHECK_SAME(x.second, y.second);
   }

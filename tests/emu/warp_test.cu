@@ -128,8 +128,8 @@ void check_shuffles(unsigned block, std::uint64_t stream) {
           const T expected = shuffle_reference(op, &in[base], int(t - base), args[a], width);
           const T g = got[a * block + t];
           if (!same_bits(expected, g) && wrong++ == 0)
-            MESSAGE(op_name(op), " width ", width, " arg ", args[a], " thread ", t, ": got ", show(g),
-                    ", expected ", show(expected));
+            MESSAGE(op_name(op), " width ", width, " arg ", args[a], " thread ", t, ": got ", show(g), ", expected ",
+                    show(expected));
         }
       INFO(op_name(op), " width ", width, " block ", block);
       CHECK(wrong == 0);
@@ -176,7 +176,8 @@ TEST_CASE("shuffles with partial masks: only the named lanes call") {
   scanlab::DeviceBuffer<int> d_in(in), d_out(block);
   scanlab::Rng rng = scanlab::test_rng(601);
   for (int trial = 0; trial < 8; ++trial) {
-    const int xor_mask = int(rng.below(32)), down = int(rng.below(20)), src = int(rng.below(16)), up = int(rng.below(20));
+    const int xor_mask = int(rng.below(32)), down = int(rng.below(20)), src = int(rng.below(16)),
+              up = int(rng.below(20));
     d_out.fill_poison();
     split_halves<<<1, block>>>(d_in.data(), d_out.data(), xor_mask, down, src);
     SCANLAB_CHECK_LAUNCH();
@@ -316,7 +317,8 @@ TEST_CASE("__activemask: all lanes at the top, the branch's lanes inside diverge
     for (int trial = 0; trial < 6; ++trial) {
       std::vector<int> pred(block);
       for (int& p : pred) p = int(rng.below(2));
-      if (trial == 0) for (int& p : pred) p = 1;
+      if (trial == 0)
+        for (int& p : pred) p = 1;
       scanlab::DeviceBuffer<int> d_pred(pred), d_side(block);
       scanlab::DeviceBuffer<unsigned> d_top(block), d_branch(block);
       d_top.fill_poison();
@@ -391,11 +393,18 @@ unsigned ref_brev(unsigned x) {
 
 TEST_CASE("__popc/__ffs/__clz/__brev and the 64-bit forms on edge and random values") {
   scanlab::Rng rng = scanlab::test_rng(900);
-  std::vector<unsigned> v32 = {0u, 1u, 2u, 3u, 0x80000000u, 0x7fffffffu, 0xffffffffu, 0x00010000u, 0xfffffffeu, 0x55555555u};
+  std::vector<unsigned> v32 = {0u,          1u,          2u,          3u,          0x80000000u,
+                               0x7fffffffu, 0xffffffffu, 0x00010000u, 0xfffffffeu, 0x55555555u};
   for (int b = 0; b < 32; ++b) v32.push_back(1u << b);
   for (int k = 0; k < 200; ++k) v32.push_back(rng.next_u32() >> rng.below(32));
-  std::vector<unsigned long long> v64 = {0ull, 1ull, 0x8000000000000000ull, 0xffffffffffffffffull, 0x00000000ffffffffull,
-                                         0xffffffff00000000ull, 0x0000000100000000ull, 0x7fffffffffffffffull};
+  std::vector<unsigned long long> v64 = {0ull,
+                                         1ull,
+                                         0x8000000000000000ull,
+                                         0xffffffffffffffffull,
+                                         0x00000000ffffffffull,
+                                         0xffffffff00000000ull,
+                                         0x0000000100000000ull,
+                                         0x7fffffffffffffffull};
   for (int b = 0; b < 64; ++b) v64.push_back(1ull << b);
   for (int k = 0; k < 200; ++k) v64.push_back(rng.next_u64() >> rng.below(64));
 

@@ -59,10 +59,10 @@ if has grading; then
     rm -f "$out"/memcheck_runner_"$id".*.txt
     sanitizer="[\"compute-sanitizer\", \"--tool\", \"memcheck\", \"--log-file\", \"$out/memcheck_runner_$id.%p.txt\", \"$runner\"]"
     check "compute-sanitizer memcheck, runner $id via its checker" "$out/memcheck_runner_$id.log" \
-      env SCANLAB_GRADE_RUNNER="$sanitizer" SCANLAB_GRADE_CALL_TIMEOUT=300 build/gpu/bin/grade_${id}_checker
+      env SCANLAB_GRADE_RUNNER="$sanitizer" SCANLAB_GRADE_CALL_TIMEOUT=300 "build/gpu/bin/grade_${id}_checker"
     # The checker ends its runner with a signal, so a report has no closing summary: every line
     # of it but the banner is a finding (memcheck prints each error as it finds it).
-    reports=$(ls "$out"/memcheck_runner_"$id".*.txt 2>/dev/null | wc -l)
+    reports=$(find "$out" -maxdepth 1 -name "memcheck_runner_$id.*.txt" | wc -l)
     findings=$(cat "$out"/memcheck_runner_"$id".*.txt 2>/dev/null | grep -v "^========= COMPUTE-SANITIZER$" |
                grep -vc "^========= ERROR SUMMARY: 0 errors$")
     if [[ $reports -gt 0 && $findings -eq 0 ]]; then
@@ -136,12 +136,15 @@ if has extra; then
   for cmd in "ch01_hillis_steele_solution -n 1024 -r 200" "ch02_blelloch_solution -n 2048 -r 200" \
              "ch03_bank_conflicts_solution -n 2048 -r 200 --layout unpadded" "ch03_bank_conflicts_solution -n 2048 -r 200 --layout padded"; do
     echo "== $cmd"
-    $bin/$cmd 2>&1 | tail -n 4
+    read -r -a argv <<<"$cmd"  # the program, then its arguments
+    "$bin/${argv[0]}" "${argv[@]:1}" 2>&1 | tail -n 4
   done | tee "$out/one_block.txt"
 fi
 
 if has bench; then
-  check "scanlab_bench" "$out/bench.txt" $bin/scanlab_bench --csv "$out/bench.csv" --json "$out/bench.json" ${SCANLAB_BENCH_ARGS:-}
+  read -r -a bench_args <<<"${SCANLAB_BENCH_ARGS:-}"  # words, as on a command line
+  check "scanlab_bench" "$out/bench.txt" $bin/scanlab_bench --csv "$out/bench.csv" --json "$out/bench.json" \
+    "${bench_args[@]}"
   tail -n 40 "$out/bench.txt"
 fi
 

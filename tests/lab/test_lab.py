@@ -140,6 +140,12 @@ class MpiLauncher(unittest.TestCase):
 
 
 class UsageErrors(unittest.TestCase):
+    def test_lint_takes_only_fix(self):
+        r = subprocess.run(["bash", str(REPO / "lab"), "lint", "--fixx"], capture_output=True, text=True,
+                           env={"PATH": "/usr/bin:/bin", "SCANLAB_NO_INSTALL": "1"})
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("lint: unknown option '--fixx'", r.stderr.strip().splitlines()[-1])
+
     def test_unknown_command(self):
         r = subprocess.run(["bash", str(REPO / "lab"), "no-such-command"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 2)

@@ -29,14 +29,13 @@
 #include "scanlab_emu/options.hpp"
 #endif
 
-#define LITMUS_CHECK(call)                                                                            \
-  do {                                                                                                \
-    cudaError_t e_ = (call);                                                                          \
-    if (e_ != cudaSuccess) {                                                                          \
-      std::printf("CUDA error %s (%s) at %s:%d\n", cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, \
-                  __LINE__);                                                                          \
-      std::exit(1);                                                                                   \
-    }                                                                                                 \
+#define LITMUS_CHECK(call)                                                                                            \
+  do {                                                                                                                \
+    cudaError_t e_ = (call);                                                                                          \
+    if (e_ != cudaSuccess) {                                                                                          \
+      std::printf("CUDA error %s (%s) at %s:%d\n", cudaGetErrorName(e_), cudaGetErrorString(e_), __FILE__, __LINE__); \
+      std::exit(1);                                                                                                   \
+    }                                                                                                                 \
   } while (0)
 
 namespace litmus {
@@ -219,4 +218,3 @@ inline int report(const char* test, const Options& o, const Counts& counts) {
 }
 
 }  // namespace litmus
-

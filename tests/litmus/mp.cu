@@ -30,14 +30,15 @@ const std::vector<std::string> kVariants = {"none",         "writer-fence",    "
                                             "block-fences", "release-acquire", "warp-vote",    "warp-vote-fences"};
 }  // namespace
 
-__global__ void message_passing(int* mem, int* results, const int* rotations, int* scratch, int instances, int variant) {
+__global__ void message_passing(int* mem, int* results, const int* rotations, int* scratch, int instances,
+                                int variant) {
   const litmus::Instance in = litmus::begin(mem, rotations, scratch, instances);
   if (in.role < 0) return;
   const int k = in.index, role = in.role;
   int* data = in.x;
   int* flag = in.y;
-  const bool writer_fence = variant == kWriterFence || variant == kFences || variant == kWarpVote ||
-                            variant == kWarpVoteFences;
+  const bool writer_fence =
+      variant == kWriterFence || variant == kFences || variant == kWarpVote || variant == kWarpVoteFences;
   const bool reader_fence = variant == kReaderFence || variant == kFences || variant == kWarpVoteFences;
   const bool warp = variant == kWarpVote || variant == kWarpVoteFences;
   if (role == 0) {
@@ -47,18 +48,15 @@ __global__ void message_passing(int* mem, int* results, const int* rotations, in
     if (variant == kBlockFences) __threadfence_block();
     if (variant == kReleaseAcquire)
       cuda::atomic_ref<int, cuda::thread_scope_device>(*flag).store(1, cuda::memory_order_release);
-    else
-      *reinterpret_cast<volatile int*>(flag) = 1;
+    else *reinterpret_cast<volatile int*>(flag) = 1;
     return;
   }
   if (!warp && threadIdx.x != 0) return;
   int seen;
   if (variant == kReleaseAcquire)
     seen = cuda::atomic_ref<int, cuda::thread_scope_device>(*flag).load(cuda::memory_order_acquire);
-  else if (warp)
-    seen = __any_sync(0xffffffffu, *reinterpret_cast<volatile int*>(flag) != 0);
-  else
-    seen = *reinterpret_cast<volatile int*>(flag);
+  else if (warp) seen = __any_sync(0xffffffffu, *reinterpret_cast<volatile int*>(flag) != 0);
+  else seen = *reinterpret_cast<volatile int*>(flag);
   if (reader_fence) __threadfence();
   if (variant == kBlockFences) __threadfence_block();
   int value = *data;

@@ -18,7 +18,8 @@ enum Variant { kNone, kFences };
 const std::vector<std::string> kVariants = {"none", "fences"};
 }  // namespace
 
-__global__ void store_buffering(int* mem, int* results, const int* rotations, int* scratch, int instances, int variant) {
+__global__ void store_buffering(int* mem, int* results, const int* rotations, int* scratch, int instances,
+                                int variant) {
   const litmus::Instance in = litmus::begin(mem, rotations, scratch, instances);
   if (in.role < 0) return;
   const int k = in.index, role = in.role;

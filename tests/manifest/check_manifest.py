@@ -60,7 +60,7 @@ def nav_chapters():
 def differences(label, got, want):
     """The entries of two lists that differ, one line each, for a readable report."""
     lines = [f"  entry {i}: {label} {g!r}, manifest {w!r}"
-             for i, (g, w) in enumerate(zip(got, want)) if g != w]
+             for i, (g, w) in enumerate(zip(got, want, strict=False)) if g != w]
     if len(got) != len(want):
         lines.append(f"  {label} has {len(got)} chapters, the manifest {len(want)}")
     return "\n".join(lines)
@@ -74,7 +74,7 @@ def check_chapters():
     if [(nn, title) for nn, title, _ in readme] != want:
         problem("README.md's chapter table disagrees with the manifest (number, title; in order):\n" +
                 differences("README", [(nn, title) for nn, title, _ in readme], want))
-    for (nn, _, status), c in zip(readme, chapters):
+    for (nn, _, status), c in zip(readme, chapters, strict=False):
         if nn == c["nn"] and status != c["status"]:
             problem(f"README.md: chapter {nn} has status '{status}', the manifest '{c['status']}'")
 

@@ -58,15 +58,17 @@ TEST_CASE("a rank that fails before an exchange ends the others' exchange with a
 }
 
 TEST_CASE("rank 0 failing ends the others' exchange too, and rank 0's exception reaches the caller") {
-  CHECK_THROWS_WITH_AS(ch12::run_rank_processes(3, [](ch12::Communicator& comm) -> int {
-    if (comm.rank() == 0) throw std::runtime_error("rank 0 gives up");
-    try {
-      (void)ch12::allgather<int>(comm, comm.rank());
-    } catch (const std::runtime_error&) {
-      return 3;
-    }
-    return 0;
-  }), "rank 0 gives up", std::runtime_error);
+  CHECK_THROWS_WITH_AS(ch12::run_rank_processes(3,
+                                                [](ch12::Communicator& comm) -> int {
+                                                  if (comm.rank() == 0) throw std::runtime_error("rank 0 gives up");
+                                                  try {
+                                                    (void)ch12::allgather<int>(comm, comm.rank());
+                                                  } catch (const std::runtime_error&) {
+                                                    return 3;
+                                                  }
+                                                  return 0;
+                                                }),
+                       "rank 0 gives up", std::runtime_error);
 }
 
 TEST_CASE("memory made before the fork is shared: what children write, rank 0 reads") {

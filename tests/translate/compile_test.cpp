@@ -49,8 +49,8 @@ std::string quote(const fs::path& p) { return "'" + p.string() + "'"; }
 int compile(const fs::path& source, const fs::path& log) {
   const fs::path stub = fs::path(SCANLAB_TRANSLATE_TEST_DIR) / "stub" / "scanlab_emu_stub.hpp";
   const std::string cmd = std::string("'") + SCANLAB_TEST_CXX + "' -std=c++17 -fsyntax-only -Wall " +
-                          "-Wextra -Werror -include " + quote(stub) + " " + quote(source) + " > " +
-                          quote(log) + " 2>&1";
+                          "-Wextra -Werror -include " + quote(stub) + " " + quote(source) + " > " + quote(log) +
+                          " 2>&1";
   return std::system(cmd.c_str());
 }
 
@@ -80,8 +80,7 @@ TEST_CASE("compile: an untranslated file does not compile against the stand-in (
   const fs::path log = tmp.path / "compile.log";
   const fs::path copy = tmp.path / "block_scan_as_is.cpp";
   fs::copy_file(fs::path(SCANLAB_TRANSLATE_TEST_DIR) / "data" / "block_scan.cu", copy);
-  fs::copy_file(fs::path(SCANLAB_TRANSLATE_TEST_DIR) / "data" / "scan_helpers.cuh",
-                tmp.path / "scan_helpers.cuh");
+  fs::copy_file(fs::path(SCANLAB_TRANSLATE_TEST_DIR) / "data" / "scan_helpers.cuh", tmp.path / "scan_helpers.cuh");
   CHECK(compile(copy, log) != 0);
 }
 

@@ -75,18 +75,16 @@ struct Tree {
     out = tmp.path / "build" / "main.cpp";
     inc = tmp.path / "build" / "inc";
     dep = tmp.path / "build" / "main.cpp.d";
-    main_text =
-        "#include \"kern.cuh\"\n"
-        "#include \"lib.cuh\"\n"
-        "#include \"missing.cuh\"\n"
-        "#include <vector>\n"
-        "int main() {\n"
-        "  fill<<<4, 64>>>(p, 7);\n"
-        "}\n";
+    main_text = "#include \"kern.cuh\"\n"
+                "#include \"lib.cuh\"\n"
+                "#include \"missing.cuh\"\n"
+                "#include <vector>\n"
+                "int main() {\n"
+                "  fill<<<4, 64>>>(p, 7);\n"
+                "}\n";
     write(main_cu, main_text);
-    write(kern,
-          "#pragma once\n#include \"cycle.cuh\"\n#include \"../lib dir/lib.cuh\"\n"
-          "__global__ void fill(int* p, int v) {\n  __shared__ int t[64];\n  t[0] = v; p[0] = t[0];\n}\n");
+    write(kern, "#pragma once\n#include \"cycle.cuh\"\n#include \"../lib dir/lib.cuh\"\n"
+                "__global__ void fill(int* p, int v) {\n  __shared__ int t[64];\n  t[0] = v; p[0] = t[0];\n}\n");
     write(cycle, "#pragma once\n#include \"kern.cuh\"\n");
     write(lib_cuh, "#pragma once\n#include \"plain.hpp\"\ninline void go() { k<<<1, 1>>>(); }\n");
     write(plain, "#pragma once\ninline int plain() { return 3; }\n");
@@ -124,8 +122,7 @@ TEST_CASE("driver: a header tree with a cycle is translated once per file") {
   CHECK(out.find("#include \"" + copy_of(t, t.lib_cuh) + "\"\n") != std::string::npos);  // via -I
   CHECK(out.find("#include \"missing.cuh\"\n") != std::string::npos);
   CHECK(out.find("#include <vector>\n") != std::string::npos);
-  CHECK(out.find("::scanlab_emu::launch(::scanlab_emu::launch_config(4, 64), \"fill\"") !=
-        std::string::npos);
+  CHECK(out.find("::scanlab_emu::launch(::scanlab_emu::launch_config(4, 64), \"fill\"") != std::string::npos);
 
   // Only files with something to rewrite (or that reach one) get a copy; plain.hpp does not.
   CHECK(listing(t.inc) == std::set<std::string>{translated_header_name(t.kern.string()),
@@ -138,8 +135,7 @@ TEST_CASE("driver: a header tree with a cycle is translated once per file") {
   CHECK(kern.find("#include \"" + copy_of(t, t.lib_cuh) + "\"\n") != std::string::npos);
   CHECK(kern.find("auto& t = *static_cast<int(*)[64]>(") != std::string::npos);
   const std::string cycle = read(copy_of(t, t.cycle));
-  CHECK(cycle == line_directive(t.cycle.string()) + "#pragma once\n#include \"" + copy_of(t, t.kern) +
-                     "\"\n");
+  CHECK(cycle == line_directive(t.cycle.string()) + "#pragma once\n#include \"" + copy_of(t, t.kern) + "\"\n");
   const std::string lib = read(copy_of(t, t.lib_cuh));
   // the untranslated header is included from where it is, by absolute path
   CHECK(lib.find("#include \"" + t.plain.string() + "\"\n") != std::string::npos);
@@ -219,20 +215,26 @@ TEST_CASE("driver: an error in a header names the header; nothing is written") {
   write(t.cycle, "#pragma once\n#include \"kern.cuh\"\n\n  __shared__ int bad;\n");
   std::ostringstream err;
   CHECK(run_translator(t.options(), err) == 1);
-  CHECK(err.str() == t.cycle.string() +
-                         ":4:3: error: __shared__ variables at namespace scope are not supported by "
-                         "the emulator; declare it inside the kernel\n");
+  CHECK(err.str() == t.cycle.string() + ":4:3: error: __shared__ variables at namespace scope are not supported by "
+                                        "the emulator; declare it inside the kernel\n");
   CHECK_FALSE(fs::exists(t.out));
   CHECK_FALSE(fs::exists(t.dep));
 }
 
 TEST_CASE("driver: the command line") {
   Tree t;
-  const std::string in = t.main_cu.string(), out = t.out.string(), inc = t.inc.string(),
-                    dep = t.dep.string(), idir = "-I" + t.lib.string();
+  const std::string in = t.main_cu.string(), out = t.out.string(), inc = t.inc.string(), dep = t.dep.string(),
+                    idir = "-I" + t.lib.string();
   {
-    const char* argv[] = {"scanlab-emu-translate", in.c_str(), "-o", out.c_str(), "--inc-dir",
-                          inc.c_str(), "--depfile", dep.c_str(), idir.c_str()};
+    const char* argv[] = {"scanlab-emu-translate",
+                          in.c_str(),
+                          "-o",
+                          out.c_str(),
+                          "--inc-dir",
+                          inc.c_str(),
+                          "--depfile",
+                          dep.c_str(),
+                          idir.c_str()};
     std::ostringstream o, e;
     CHECK(translator_main(9, argv, o, e) == 0);
     CHECK(e.str().empty());

@@ -41,9 +41,8 @@ std::string tr_error(const std::string& src) {
 std::string launch(const std::string& cfg, const std::string& expr, const std::string& args,
                    const std::string& quoted_expr = "") {
   return "::scanlab_emu::launch(::scanlab_emu::launch_config(" + cfg + "), \"" +
-         (quoted_expr.empty() ? expr : quoted_expr) +
-         "\", __FILE__, __LINE__, [&](auto&... scanlab_arg_) { " + expr + "(scanlab_arg_...); }" +
-         (args.empty() ? "" : ", " + args) + ")";
+         (quoted_expr.empty() ? expr : quoted_expr) + "\", __FILE__, __LINE__, [&](auto&... scanlab_arg_) { " + expr +
+         "(scanlab_arg_...); }" + (args.empty() ? "" : ", " + args) + ")";
 }
 
 }  // namespace
@@ -74,8 +73,7 @@ TEST_CASE("launch: nested template arguments, >> as two closers, four-part confi
 TEST_CASE("launch: qualified, member, template-keyword and postfix kernel expressions") {
   CHECK(tr("ns::k<<<1, 2>>>(x);") == launch("1, 2", "ns::k", "x") + ";");
   CHECK(tr("::k<<<1, 2>>>(x);") == launch("1, 2", "::k", "x") + ";");
-  CHECK(tr("obj.template k<int><<<1, 2>>>(x);") ==
-        launch("1, 2", "obj.template k<int>", "x") + ";");
+  CHECK(tr("obj.template k<int><<<1, 2>>>(x);") == launch("1, 2", "obj.template k<int>", "x") + ";");
   CHECK(tr("Traits<T>::template kernel<T><<<1, 2>>>(x);") ==
         launch("1, 2", "Traits<T>::template kernel<T>", "x") + ";");
   CHECK(tr("p->k<<<1, 2>>>(x);") == launch("1, 2", "p->k", "x") + ";");
@@ -87,8 +85,7 @@ TEST_CASE("launch: qualified, member, template-keyword and postfix kernel expres
 }
 
 TEST_CASE("launch: configuration expressions with parentheses, templates and operators") {
-  CHECK(tr("k<<<dim3(gx, gy), dim3(32, 8)>>>(x);") ==
-        launch("dim3(gx, gy), dim3(32, 8)", "k", "x") + ";");
+  CHECK(tr("k<<<dim3(gx, gy), dim3(32, 8)>>>(x);") == launch("dim3(gx, gy), dim3(32, 8)", "k", "x") + ";");
   CHECK(tr("k<<<n / 256 + 1, 256, sizeof(T) * 256>>>(x);") ==
         launch("n / 256 + 1, 256, sizeof(T) * 256", "k", "x") + ";");
   CHECK(tr("k<<<grid, std::min<int>(n, 1024), sizeof(std::pair<int, int>)>>>(x);") ==
@@ -100,17 +97,15 @@ TEST_CASE("launch: whitespace and newlines around >>> and inside the lists are k
   const std::string src = "k<<<dim3(a,\n     b), n / 256 + 1>>>   \n     (x,\n y);\nnext();\n";
   const std::string out = tr(src);
   CHECK(out == "::scanlab_emu::launch(::scanlab_emu::launch_config(dim3(a,\n     b), n / 256 + 1), "
-                   "\"k\", __FILE__, __LINE__, [&](auto&... scanlab_arg_) { k(scanlab_arg_...); }\n"
-                   ", x,\n y);\nnext();\n");
+               "\"k\", __FILE__, __LINE__, [&](auto&... scanlab_arg_) { k(scanlab_arg_...); }\n"
+               ", x,\n y);\nnext();\n");
   // `next();` is still on line 5
   CHECK(out.substr(out.rfind('\n', out.size() - 2) + 1) == "next();\n");
 }
 
 TEST_CASE("launch: kernel expression text has whitespace collapsed and quotes escaped") {
-  CHECK(tr("k< A<int> ,\n 3 ><<<1, 1>>>(x);") ==
-        "\n" + launch("1, 1", "k< A<int> , 3 >", "x") + ";");
-  CHECK(tr("kernels[\"a\"]<<<1, 1>>>();") ==
-        launch("1, 1", "kernels[\"a\"]", "", "kernels[\\\"a\\\"]") + ";");
+  CHECK(tr("k< A<int> ,\n 3 ><<<1, 1>>>(x);") == "\n" + launch("1, 1", "k< A<int> , 3 >", "x") + ";");
+  CHECK(tr("kernels[\"a\"]<<<1, 1>>>();") == launch("1, 1", "kernels[\"a\"]", "", "kernels[\\\"a\\\"]") + ";");
 }
 
 TEST_CASE("launch: inside a macro argument and nested in another launch's arguments") {
@@ -124,19 +119,18 @@ TEST_CASE("launch: inside a macro argument and nested in another launch's argume
 }
 
 TEST_CASE("launch: comments, strings, char literals, raw strings and directives are left alone") {
-  const std::string src =
-      "// k<<<1,1>>>(x); __shared__ int a[3];\n"
-      "/* k<<<1,1>>>(x);\n   __shared__ int b[3]; */\n"
-      "const char* s = \"k<<<1,1>>>(x) \\\" __shared__ int c;\";\n"
-      "char c = '<'; char d = '\\'';\n"
-      "const char* r = R\"d(k<<<1,1>>>(x) \" __shared__ int e; )\" )d\";\n"
-      "const char* u = u8R\"(<<<)\";\n"
-      "#define LAUNCH(k) k<<<1, 1>>>()\n"
-      "#define SH __shared__ int f[2]; \\\n   k<<<1,1>>>(x)\n"
-      "#error it's k<<<\n"
-      "#define A 1 /* a comment that spans\n   lines */ + k<<<1, 1>>>(x)\n"
-      "// a line comment continued \\\n   k<<<1, 1>>>(x); __shared__ int g;\n"
-      "int v = 1'000'000;\n";
+  const std::string src = "// k<<<1,1>>>(x); __shared__ int a[3];\n"
+                          "/* k<<<1,1>>>(x);\n   __shared__ int b[3]; */\n"
+                          "const char* s = \"k<<<1,1>>>(x) \\\" __shared__ int c;\";\n"
+                          "char c = '<'; char d = '\\'';\n"
+                          "const char* r = R\"d(k<<<1,1>>>(x) \" __shared__ int e; )\" )d\";\n"
+                          "const char* u = u8R\"(<<<)\";\n"
+                          "#define LAUNCH(k) k<<<1, 1>>>()\n"
+                          "#define SH __shared__ int f[2]; \\\n   k<<<1,1>>>(x)\n"
+                          "#error it's k<<<\n"
+                          "#define A 1 /* a comment that spans\n   lines */ + k<<<1, 1>>>(x)\n"
+                          "// a line comment continued \\\n   k<<<1, 1>>>(x); __shared__ int g;\n"
+                          "int v = 1'000'000;\n";
   CHECK(tr(src) == src);
 }
 
@@ -146,9 +140,8 @@ TEST_CASE("launch: code after the traps is still rewritten") {
 }
 
 TEST_CASE("launch: operator<< <T> and stray >>> of nested templates are not launches") {
-  const std::string src =
-      "template <class T> std::ostream& operator<<<T>(std::ostream&, const V<T>&);\n"
-      "std::vector<std::vector<std::vector<int>>> v;\n";
+  const std::string src = "template <class T> std::ostream& operator<<<T>(std::ostream&, const V<T>&);\n"
+                          "std::vector<std::vector<std::vector<int>>> v;\n";
   CHECK(tr(src) == src);
 }
 
@@ -172,12 +165,11 @@ TEST_CASE("shared: arrays, scalars and several declarators") {
 TEST_CASE("shared: declarators over several lines keep their lines") {
   const std::string out = tr("void f() {\n  __shared__ int a[32],\n                 b[64];\n  g();\n}");
   // a stays on line 2, b moves to line 3 and is keyed by its own line:col
-  CHECK(out ==
-        "void f() {\n  static char scanlab_shared_key_2_18_; auto& a = *static_cast<int(*)[32]>("
-        "::scanlab_emu::static_shared(&scanlab_shared_key_2_18_, sizeof(int [32]), alignof(int [32]), "
-        "\"a\"));\nstatic char scanlab_shared_key_3_18_; auto& b = *static_cast<int(*)[64]>("
-        "::scanlab_emu::static_shared(&scanlab_shared_key_3_18_, sizeof(int [64]), alignof(int [64]), "
-        "\"b\"));\n  g();\n}");
+  CHECK(out == "void f() {\n  static char scanlab_shared_key_2_18_; auto& a = *static_cast<int(*)[32]>("
+               "::scanlab_emu::static_shared(&scanlab_shared_key_2_18_, sizeof(int [32]), alignof(int [32]), "
+               "\"a\"));\nstatic char scanlab_shared_key_3_18_; auto& b = *static_cast<int(*)[64]>("
+               "::scanlab_emu::static_shared(&scanlab_shared_key_3_18_, sizeof(int [64]), alignof(int [64]), "
+               "\"b\"));\n  g();\n}");
 }
 
 TEST_CASE("shared: pointer declarators take the base type") {
@@ -196,17 +188,17 @@ TEST_CASE("shared: __align__, alignas, volatile, typename, long types, templates
         "::scanlab_emu::static_shared(&scanlab_shared_key_1_52_, sizeof(volatile float [8]), " +
             al16 + ", \"x\")); }");
   // alignas after the type, static before or after __shared__: same result
-  for (const std::string decl : {"alignas(16) __shared__ static volatile float x[8];",
-                                 "static __shared__ volatile float alignas(16) x[8];"}) {
+  for (const std::string decl :
+       {"alignas(16) __shared__ static volatile float x[8];", "static __shared__ volatile float alignas(16) x[8];"}) {
     const std::string out = tr("void f() { " + decl + " }");
     CHECK(out.find("auto& x = *static_cast<volatile float(*)[8]>(") != std::string::npos);
     CHECK(out.find(al16) != std::string::npos);
     CHECK(out.find("static __shared__") == std::string::npos);
   }
-  CHECK(tr("void f() { __shared__ unsigned long long s[2 * BLOCK]; }").find(
-            "static_cast<unsigned long long(*)[2 * BLOCK]>(::scanlab_emu::static_shared(&scanlab_"
-            "shared_key_1_42_, sizeof(unsigned long long [2 * BLOCK]), alignof(unsigned long long "
-            "[2 * BLOCK]), \"s\"))") != std::string::npos);
+  CHECK(tr("void f() { __shared__ unsigned long long s[2 * BLOCK]; }")
+            .find("static_cast<unsigned long long(*)[2 * BLOCK]>(::scanlab_emu::static_shared(&scanlab_"
+                  "shared_key_1_42_, sizeof(unsigned long long [2 * BLOCK]), alignof(unsigned long long "
+                  "[2 * BLOCK]), \"s\"))") != std::string::npos);
   CHECK(tr("template <class Op> __device__ void f() { __shared__ typename Op::value_type v[32]; }")
             .find("auto& v = *static_cast<typename Op::value_type(*)[32]>(") != std::string::npos);
   CHECK(tr("void f() { __shared__ Affine<std::pair<int, int>> ab[4], c; }")
@@ -248,16 +240,14 @@ TEST_CASE("includes: quoted includes go through the rewriter, angle ones are lef
     if (name == "known.cuh") return std::string("/abs/inc/known_1.cuh");
     return std::nullopt;
   };
-  const std::string src =
-      "#include \"known.cuh\"  // c\n#  include   \"known.cuh\"\n#include <known.cuh>\n"
-      "#include \"unknown.cuh\"\n// #include \"known.cuh\"\n#define X \"known.cuh\"\n";
+  const std::string src = "#include \"known.cuh\"  // c\n#  include   \"known.cuh\"\n#include <known.cuh>\n"
+                          "#include \"unknown.cuh\"\n// #include \"known.cuh\"\n#define X \"known.cuh\"\n";
   CHECK(translate_source(src, opt, diag) ==
         "#include \"/abs/inc/known_1.cuh\"  // c\n#  include   \"/abs/inc/known_1.cuh\"\n"
         "#include <known.cuh>\n#include \"unknown.cuh\"\n// #include \"known.cuh\"\n"
         "#define X \"known.cuh\"\n");
   CHECK(diag.ok());
-  CHECK(scanlab::emu::find_quoted_includes(src) ==
-        std::vector<std::string>{"known.cuh", "known.cuh", "unknown.cuh"});
+  CHECK(scanlab::emu::find_quoted_includes(src) == std::vector<std::string>{"known.cuh", "known.cuh", "unknown.cuh"});
 }
 
 TEST_CASE("everything else is byte-identical, including CRLF line ends") {
@@ -268,8 +258,7 @@ TEST_CASE("everything else is byte-identical, including CRLF line ends") {
 }
 
 TEST_CASE("errors: unbalanced launches, with line:col") {
-  CHECK(tr_error("void f() {\n  k<<<1, 2(x);\n}") ==
-        "t.cu:2:4: error: unbalanced '<<<': no matching '>>>'\n");
+  CHECK(tr_error("void f() {\n  k<<<1, 2(x);\n}") == "t.cu:2:4: error: unbalanced '<<<': no matching '>>>'\n");
   CHECK(tr_error("void f() {\n  k<<<1, 2>>> x;\n}") ==
         "t.cu:2:15: error: expected '(' with the kernel arguments after '>>>'\n");
   CHECK(tr_error("void f() {\n  k<<<1, 2>>>(x;\n}") ==
@@ -301,8 +290,9 @@ TEST_CASE("errors: __shared__ it cannot handle") {
 }
 
 TEST_CASE("errors: __shared__ in an extern \"C\" block is at namespace scope") {
-  CHECK(tr_error("extern \"C\" {\n__shared__ float x[2];\n}").find("t.cu:2:1: error: __shared__ "
-                                                                 "variables at namespace scope") == 0);
+  CHECK(tr_error("extern \"C\" {\n__shared__ float x[2];\n}")
+            .find("t.cu:2:1: error: __shared__ "
+                  "variables at namespace scope") == 0);
 }
 
 TEST_CASE("errors: several are all reported") {

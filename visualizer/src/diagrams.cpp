@@ -32,8 +32,13 @@ void common_style(DotGraph& g, const std::string& title) {
   g.graph_attr("splines", "line");
   g.graph_attr("outputorder", "edgesfirst");
   g.graph_attr("bgcolor", "white");
-  g.node_defaults({{"shape", "box"}, {"style", "rounded,filled"}, {"fillcolor", "white"},
-                   {"fontname", "Helvetica"}, {"fontsize", "13"}, {"width", "0.55"}, {"height", "0.4"},
+  g.node_defaults({{"shape", "box"},
+                   {"style", "rounded,filled"},
+                   {"fillcolor", "white"},
+                   {"fontname", "Helvetica"},
+                   {"fontsize", "13"},
+                   {"width", "0.55"},
+                   {"height", "0.4"},
                    {"fixedsize", "true"}});
   g.edge_defaults({{"arrowsize", "0.6"}, {"penwidth", "1.2"}});
 }
@@ -42,15 +47,22 @@ namespace {
 
 void row_title(DotGraph& g, const std::string& prefix, int row, const std::string& text) {
   g.pinned_node(prefix + "title" + std::to_string(row), kLabelX, -row * kRow,
-                {{"label", text}, {"shape", "plaintext"}, {"style", ""}, {"width", "1.6"},
-                 {"fontsize", "12"}, {"fixedsize", "false"}});
+                {{"label", text},
+                 {"shape", "plaintext"},
+                 {"style", ""},
+                 {"width", "1.6"},
+                 {"fontsize", "12"},
+                 {"fixedsize", "false"}});
 }
 
 // One value node of a grid.
 void value_node(DotGraph& g, const std::string& prefix, int row, std::size_t col, const nlohmann::json& v,
                 const std::string& fill, bool padding) {
-  Attrs a = {{"label", value_text(v)}, {"value", value_text(v)}, {"row", std::to_string(row)},
-             {"col", std::to_string(col)}, {"fillcolor", fill}};
+  Attrs a = {{"label", value_text(v)},
+             {"value", value_text(v)},
+             {"row", std::to_string(row)},
+             {"col", std::to_string(col)},
+             {"fillcolor", fill}};
   if (padding) {
     a.push_back({"style", "rounded,dashed,filled"});
     a.push_back({"fontcolor", "#7f8c8d"});
@@ -81,8 +93,11 @@ namespace {
 std::size_t column_labels(DotGraph& g, const std::string& prefix, int row, std::size_t m, std::size_t n) {
   for (std::size_t c = 0; c < m; ++c) {
     g.pinned_node(prefix + "col" + std::to_string(c), static_cast<double>(c) * kColumn, -row * kRow + 0.55,
-                  {{"label", c < n ? "[" + std::to_string(c) + "]" : "pad"}, {"shape", "plaintext"},
-                   {"style", ""}, {"fontsize", "10"}, {"fontcolor", "#7f8c8d"}});
+                  {{"label", c < n ? "[" + std::to_string(c) + "]" : "pad"},
+                   {"shape", "plaintext"},
+                   {"style", ""},
+                   {"fontsize", "10"},
+                   {"fontcolor", "#7f8c8d"}});
   }
   return m;
 }
@@ -90,8 +105,9 @@ std::size_t column_labels(DotGraph& g, const std::string& prefix, int row, std::
 const nlohmann::json& values_of(const Trace& t, const std::string& label, int step) {
   const TraceArray* a = t.find(label, step);
   if (a == nullptr) {
-    throw std::runtime_error("the trace has no array '" + label + "' at step " + std::to_string(step) +
-                             " (a traced build records it where the exercise's comments say; --solution draws the reference's run)");
+    throw std::runtime_error(
+        "the trace has no array '" + label + "' at step " + std::to_string(step) +
+        " (a traced build records it where the exercise's comments say; --solution draws the reference's run)");
   }
   return a->values;
 }
@@ -113,7 +129,9 @@ std::string legend(const std::string& first, bool swaps = true) {
 
 DotGraph hillis_steele_steps(const std::vector<std::vector<nlohmann::json>>& rows, std::size_t n) {
   DotGraph g("hillis_steele_steps");
-  common_style(g, legend("Hillis-Steele scan of " + std::to_string(n) + " elements: step k adds the element 2^(k-1) to the left", false));
+  common_style(
+      g, legend("Hillis-Steele scan of " + std::to_string(n) + " elements: step k adds the element 2^(k-1) to the left",
+                false));
   column_labels(g, "h", 0, n, n);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int row = static_cast<int>(r);
@@ -174,8 +192,8 @@ DotGraph blelloch_downsweep(const Trace& trace) {
   const std::size_t n = trace.meta.value("n", m);
   const int levels = levels_of(m);
   DotGraph g("blelloch_downsweep");
-  common_style(g, legend("Blelloch down-sweep, " + std::to_string(n) + " elements in a tile of " +
-                         std::to_string(m) + ": the root becomes the identity, then each node passes its value "
+  common_style(g, legend("Blelloch down-sweep, " + std::to_string(n) + " elements in a tile of " + std::to_string(m) +
+                         ": the root becomes the identity, then each node passes its value "
                          "left and (value op left child) right"));
   column_labels(g, "d", 0, m, n);
   const nlohmann::json& reduced = values_of(trace, "up", levels);
@@ -204,8 +222,7 @@ DotGraph blelloch_downsweep(const Trace& trace) {
     }
     for (std::size_t c = 0; c < m; ++c) {
       const bool last = k == levels;
-      value_node(g, "d", row, c, values[c], last && c < n ? "#d5f5e3" : written.count(c) ? "#d6eaf8" : "white",
-                 c >= n);
+      value_node(g, "d", row, c, values[c], last && c < n ? "#d5f5e3" : written.count(c) ? "#d6eaf8" : "white", c >= n);
       if (!written.count(c)) op_edge(g, id("d", row - 1, c), id("d", row, c), "keep");
     }
   }
@@ -238,8 +255,12 @@ DotGraph bank_levels_table(const Trace& report) {
   double x = 0;
   for (int c = 0; c < 5; ++c) {
     g.pinned_node("head" + std::to_string(c), x + w[c] / 2, 0,
-                  {{"label", heads[c]}, {"shape", "box"}, {"style", "filled"}, {"fillcolor", "#d5d8dc"},
-                   {"width", std::to_string(w[c])}, {"height", "0.32"}});
+                  {{"label", heads[c]},
+                   {"shape", "box"},
+                   {"style", "filled"},
+                   {"fillcolor", "#d5d8dc"},
+                   {"width", std::to_string(w[c])},
+                   {"height", "0.32"}});
     x += w[c];
   }
   int r = 1;
@@ -252,8 +273,8 @@ DotGraph bank_levels_table(const Trace& report) {
                                  std::to_string(after) + "-way"};
     x = 0;
     for (int c = 0; c < 5; ++c) {
-      Attrs a = {{"label", cells[c]}, {"shape", "box"}, {"style", "filled"}, {"width", std::to_string(w[c])},
-                 {"height", "0.3"}, {"fontsize", "12"}, {"level", level}};
+      Attrs a = {{"label", cells[c]}, {"shape", "box"},   {"style", "filled"}, {"width", std::to_string(w[c])},
+                 {"height", "0.3"},   {"fontsize", "12"}, {"level", level}};
       if (c == 3 || c == 4) {
         const unsigned d = c == 3 ? before : after;
         a.push_back({"fillcolor", degree_fill(d)});
@@ -278,8 +299,9 @@ DotGraph bank_map(const nlohmann::json& map_line, const nlohmann::json& banks_li
   const unsigned measured_after = banks_line["padded"].value("worst", 0u);
   common_style(g, "Level \"" + level + "\"" + (stride ? " (stride " + std::to_string(stride) + ")" : "") +
                       ": warp 0's first shared access, element index -> slot -> bank = slot mod 32.\n"
-                      "Emulator, whole level: unpadded " + std::to_string(measured_before) + "-way, padded " +
-                      std::to_string(measured_after) + "-way. Red banks hold more than one word (a conflict).");
+                      "Emulator, whole level: unpadded " +
+                      std::to_string(measured_before) + "-way, padded " + std::to_string(measured_after) +
+                      "-way. Red banks hold more than one word (a conflict).");
   g.graph_attr("splines", "line");
   const double dy = 0.32;
   const char* layouts[] = {"unpadded", "padded"};
@@ -291,28 +313,42 @@ DotGraph bank_map(const nlohmann::json& map_line, const nlohmann::json& banks_li
     for (const nlohmann::json& lane : lanes) words[lane.value("left_bank", 0)].insert(lane.value("left_slot", 0));
     g.pinned_node(L + "_title", x0 + 1.9, 0.5,
                   {{"label", L == "padded" ? "padded: slot = i + i/32 + i/1024" : "unpadded (chapter 02): slot = i"},
-                   {"shape", "plaintext"}, {"style", ""}, {"fixedsize", "false"}, {"fontsize", "14"}});
+                   {"shape", "plaintext"},
+                   {"style", ""},
+                   {"fixedsize", "false"},
+                   {"fontsize", "14"}});
     for (const nlohmann::json& lane : lanes) {
       const int t = lane.value("lane", 0);
       const int slot = lane.value("left_slot", 0);
       const int bank = lane.value("left_bank", 0);
       const std::string lane_id = L + "_lane" + std::to_string(t);
       g.pinned_node(lane_id, x0, -t * dy,
-                    {{"label", "t" + std::to_string(t) + ": i=" + std::to_string(lane.value("left", 0)) +
-                                   " -> " + std::to_string(slot)},
-                     {"width", "1.7"}, {"height", "0.26"}, {"fontsize", "10"}, {"lane", std::to_string(t)},
-                     {"slot", std::to_string(slot)}, {"bank", std::to_string(bank)}});
+                    {{"label", "t" + std::to_string(t) + ": i=" + std::to_string(lane.value("left", 0)) + " -> " +
+                                   std::to_string(slot)},
+                     {"width", "1.7"},
+                     {"height", "0.26"},
+                     {"fontsize", "10"},
+                     {"lane", std::to_string(t)},
+                     {"slot", std::to_string(slot)},
+                     {"bank", std::to_string(bank)}});
       g.edge(lane_id, L + "_bank" + std::to_string(bank),
-             {{"op", "access"}, {"color", words[bank].size() > 1 ? kAddColor : "#5d6d7e"}, {"arrowsize", "0.4"},
+             {{"op", "access"},
+              {"color", words[bank].size() > 1 ? kAddColor : "#5d6d7e"},
+              {"arrowsize", "0.4"},
               {"penwidth", "0.8"}});
     }
     for (int b = 0; b < 32; ++b) {
       const std::size_t count = words.count(b) ? words[b].size() : 0;
       g.pinned_node(L + "_bank" + std::to_string(b), x0 + 4.0, -b * dy,
                     {{"label", "bank " + std::to_string(b) + (count ? " (" + std::to_string(count) + ")" : "")},
-                     {"width", "1.2"}, {"height", "0.26"}, {"fontsize", "10"},
-                     {"fillcolor", count > 1 ? "#f1948a" : count == 1 ? "#d5f5e3" : "white"},
-                     {"bank", std::to_string(b)}, {"words", std::to_string(count)},
+                     {"width", "1.2"},
+                     {"height", "0.26"},
+                     {"fontsize", "10"},
+                     {"fillcolor", count > 1    ? "#f1948a"
+                                   : count == 1 ? "#d5f5e3"
+                                                : "white"},
+                     {"bank", std::to_string(b)},
+                     {"words", std::to_string(count)},
                      {"conflict", count > 1 ? "true" : "false"}});
     }
   }

@@ -20,8 +20,7 @@ namespace scanlab::viz {
 // grey, the value is unchanged), "clear" (dashed green). `extra` attributes override the style.
 // Also used by the diagram files of later chapters (multi_block.cpp).
 void common_style(DotGraph& g, const std::string& title);
-void op_edge(DotGraph& g, const std::string& from, const std::string& to, const std::string& op,
-             Attrs extra = {});
+void op_edge(DotGraph& g, const std::string& from, const std::string& to, const std::string& op, Attrs extra = {});
 
 // Chapter 01: one row per Hillis-Steele step (row 0 = input; row k after the step with offset
 // 2^(k-1)), an edge for each operator application.

@@ -46,8 +46,7 @@ class DotGraph {
 // Renders DOT text to `path` in `format` ("svg", "png") with the layout engine `engine` ("neato"
 // for pinned grids, "dot" for layered graphs): through libgvc when the visualizer was built with
 // it, else by running Graphviz's `dot` program. Throws std::runtime_error on failure.
-void render(const std::string& dot_text, const std::string& engine, const std::string& format,
-            const std::string& path);
+void render(const std::string& dot_text, const std::string& engine, const std::string& format, const std::string& path);
 
 // Writes name.dot, name.svg and name.png into dir; returns the three paths.
 std::vector<std::string> write_and_render(const DotGraph& g, const std::string& dir, const std::string& name,

@@ -95,8 +95,14 @@ DotGraph lookback_snapshot(const Trace& trace, long long at, const std::string& 
   g.graph_attr("bgcolor", "white");
   g.graph_attr("splines", "curved");
   g.graph_attr("outputorder", "edgesfirst");
-  g.node_defaults({{"shape", "box"}, {"style", "filled"}, {"fillcolor", "white"}, {"fontname", "Helvetica"},
-                   {"fontsize", "12"}, {"width", "0.7"}, {"height", "0.45"}, {"fixedsize", "true"}});
+  g.node_defaults({{"shape", "box"},
+                   {"style", "filled"},
+                   {"fillcolor", "white"},
+                   {"fontname", "Helvetica"},
+                   {"fontsize", "12"},
+                   {"width", "0.7"},
+                   {"height", "0.45"},
+                   {"fixedsize", "true"}});
   g.edge_defaults({{"arrowsize", "0.6"}, {"penwidth", "1.3"}});
   const char* rows[] = {"Partition ID", "Flag", "Aggregate", "Inclusive prefix"};
   for (int r = 0; r < 4; ++r) {
@@ -109,12 +115,17 @@ DotGraph lookback_snapshot(const Trace& trace, long long at, const std::string& 
     const std::string ts = std::to_string(t);
     g.pinned_node("id" + ts, x, 0, {{"label", ts}, {"shape", "plaintext"}, {"style", ""}});
     g.pinned_node("flag" + ts, x, -kRow,
-                  {{"label", kFlagNames[d.flag]}, {"fillcolor", kFlagFill[d.flag]}, {"tile", ts}, {"field", "flag"},
+                  {{"label", kFlagNames[d.flag]},
+                   {"fillcolor", kFlagFill[d.flag]},
+                   {"tile", ts},
+                   {"field", "flag"},
                    {"value", kFlagNames[d.flag]}});
-    g.pinned_node("agg" + ts, x, -2 * kRow,
-                  {{"label", opt_text(d.aggregate)}, {"tile", ts}, {"field", "aggregate"}, {"value", opt_text(d.aggregate)}});
-    g.pinned_node("inc" + ts, x, -3 * kRow,
-                  {{"label", opt_text(d.inclusive)}, {"tile", ts}, {"field", "inclusive"}, {"value", opt_text(d.inclusive)}});
+    g.pinned_node(
+        "agg" + ts, x, -2 * kRow,
+        {{"label", opt_text(d.aggregate)}, {"tile", ts}, {"field", "aggregate"}, {"value", opt_text(d.aggregate)}});
+    g.pinned_node(
+        "inc" + ts, x, -3 * kRow,
+        {{"label", opt_text(d.inclusive)}, {"tile", ts}, {"field", "inclusive"}, {"value", opt_text(d.inclusive)}});
     // One arrow per predecessor read (the latest status seen), under the table.
     std::map<long long, const LookbackRead*> latest;
     for (const LookbackRead& r : d.reads) latest[r.predecessor] = &r;
@@ -123,9 +134,13 @@ DotGraph lookback_snapshot(const Trace& trace, long long at, const std::string& 
       const std::string ps = std::to_string(pred);
       const bool waiting = r->status == 0;
       g.edge("inc" + ts, "inc" + ps,
-             {{"reader", ts}, {"predecessor", ps}, {"status", kFlagNames[r->status]},
+             {{"reader", ts},
+              {"predecessor", ps},
+              {"status", kFlagNames[r->status]},
               {"color", waiting ? "#c0392b" : (r->status == 2 ? "#1e8449" : "#b7950b")},
-              {"style", waiting ? "dashed" : "solid"}, {"tailport", "s"}, {"headport", "s"}});
+              {"style", waiting ? "dashed" : "solid"},
+              {"tailport", "s"},
+              {"headport", "s"}});
     }
   }
   return g;
@@ -143,14 +158,20 @@ DotGraph lookback_depth_histogram(const Trace& trace) {
   g.graph_attr("labelloc", "t");
   g.graph_attr("fontname", "Helvetica");
   g.graph_attr("bgcolor", "white");
-  g.node_defaults({{"shape", "box"}, {"style", "filled"}, {"fillcolor", "#5dade2"}, {"fontname", "Helvetica"},
-                   {"fontsize", "11"}, {"fixedsize", "true"}, {"width", "0.5"}});
+  g.node_defaults({{"shape", "box"},
+                   {"style", "filled"},
+                   {"fillcolor", "#5dade2"},
+                   {"fontname", "Helvetica"},
+                   {"fontsize", "11"},
+                   {"fixedsize", "true"},
+                   {"width", "0.5"}});
   double x = 0;
   for (const auto& [d, c] : count) {
     const double h = 0.2 + 2.5 * c / most;
     const std::string ds = std::to_string(d);
-    g.pinned_node("bar" + ds, x, h / 2, {{"label", std::to_string(c)}, {"height", std::to_string(h)},
-                                         {"depth", ds}, {"count", std::to_string(c)}});
+    g.pinned_node(
+        "bar" + ds, x, h / 2,
+        {{"label", std::to_string(c)}, {"height", std::to_string(h)}, {"depth", ds}, {"count", std::to_string(c)}});
     g.pinned_node("axis" + ds, x, -0.25, {{"label", ds}, {"shape", "plaintext"}, {"style", ""}, {"height", "0.3"}});
     x += 0.65;
   }
@@ -159,9 +180,9 @@ DotGraph lookback_depth_histogram(const Trace& trace) {
 
 std::vector<std::string> lookback_program_args(const LookbackVizOptions& o, const std::string& trace_path) {
   if (o.schedule == "fig6") return {"--fig6", "--trace", trace_path, "-q"};
-  std::vector<std::string> args = {"--tile", "small", "--variant", o.variant, "-n", std::to_string(o.n),
-                                   "--emu-schedule", o.schedule, "--trace", trace_path, "-q", "--seed",
-                                   std::to_string(o.seed)};
+  std::vector<std::string> args = {
+      "--tile",   "small",   "--variant", o.variant, "-n",     std::to_string(o.n),   "--emu-schedule",
+      o.schedule, "--trace", trace_path,  "-q",      "--seed", std::to_string(o.seed)};
   if (o.resident > 0) {
     args.push_back("--emu-resident");
     args.push_back(std::to_string(o.resident));
@@ -175,7 +196,10 @@ std::vector<std::string> draw_lookback(const std::string& trace_path, long long 
     throw std::runtime_error(trace_path + " is not a chapter 07 trace");
   }
   const std::vector<long long> steps = lookback_steps(trace);
-  if (steps.empty()) throw std::runtime_error(trace_path + " has no look-back events: no tile published or read a descriptor (--solution draws the reference's run)");
+  if (steps.empty())
+    throw std::runtime_error(
+        trace_path +
+        " has no look-back events: no tile published or read a descriptor (--solution draws the reference's run)");
   if (at < 0) at = trace.meta.contains("fig6_seq") ? trace.meta["fig6_seq"].get<long long>() : steps.back();
   std::cout << "chapter 07: trace " << trace_path << " (" << steps.size() << " protocol steps, "
             << trace.meta.value("variant", "") << ", " << trace.meta.value("backend", "") << ")\n";

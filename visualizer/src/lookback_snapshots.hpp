@@ -50,8 +50,8 @@ DotGraph lookback_depth_histogram(const Trace& trace);
 struct LookbackVizOptions {
   std::string schedule = "fig6";  // fig6 (the paper's example, scripted), in-order, reverse, random
   std::string variant = "serial-fenced";
-  long long n = 1024;             // elements, in tiles of 64 (not for fig6)
-  unsigned resident = 0;          // emulator resident slots, 0 = default
+  long long n = 1024;     // elements, in tiles of 64 (not for fig6)
+  unsigned resident = 0;  // emulator resident slots, 0 = default
   unsigned long long seed = 1;
 };
 std::vector<std::string> lookback_program_args(const LookbackVizOptions& o, const std::string& trace_path);

@@ -46,13 +46,13 @@ struct Options {
   std::string out;
   std::string trace;
   std::vector<std::string> levels;
-  scanlab::viz::LookbackVizOptions lookback;  // chapter 07
-  long long at = -1;                          // chapter 07: the snapshot's step (an event's seq)
+  scanlab::viz::LookbackVizOptions lookback;      // chapter 07
+  long long at = -1;                              // chapter 07: the snapshot's step (an event's seq)
   std::string algorithm = "scan-then-propagate";  // chapter 05
   bool algorithm_given = false;
-  bool exclusive = false;                         // chapter 05
-  unsigned max_blocks = 2;                        // chapter 05, reduce-then-scan
-  bool solution = false;                          // run the reference solution, not the exercise
+  bool exclusive = false;   // chapter 05
+  unsigned max_blocks = 2;  // chapter 05, reduce-then-scan
+  bool solution = false;    // run the reference solution, not the exercise
 };
 
 // The program a chapter's diagrams come from: the student's build of chapters/NN_slug/main.cu (from
@@ -118,8 +118,7 @@ std::string shell_quote(const std::string& s) {
 void run_program(const std::string& program, const std::vector<std::string>& args) {
   const std::string path = std::string(SCANLAB_VIZ_EMU_BIN_DIR) + "/" + program;
   if (!fs::exists(path)) {
-    throw std::runtime_error("'" + path + "' is not built (cmake --build --preset cpu --target " + program +
-                             "_emu)");
+    throw std::runtime_error("'" + path + "' is not built (cmake --build --preset cpu --target " + program + "_emu)");
   }
   std::string command = shell_quote(path);
   for (const std::string& a : args) command += " " + shell_quote(a);
@@ -204,7 +203,8 @@ void chapter03(const Options& o, const std::string& out) {
   if (trace_path.empty()) {
     const int n = o.n_given ? o.n : 2048;  // the tree's middle levels need a full tile to conflict
     trace_path = out + "/banks.jsonl";
-    run_program(program_of(o, "03_bank_conflicts", false), {"-n", std::to_string(n), "--bank-report", trace_path, "-q"});
+    run_program(program_of(o, "03_bank_conflicts", false),
+                {"-n", std::to_string(n), "--bank-report", trace_path, "-q"});
   }
   const scanlab::viz::Trace report_trace = scanlab::viz::read_trace(trace_path);
   report(scanlab::viz::write_and_render(scanlab::viz::bank_levels_table(report_trace), out, "bank_levels"));
@@ -235,8 +235,9 @@ void chapter05(const Options& o, const std::string& out) {
                                   std::to_string(32 * scanlab::viz::kMultiBlockMaxTiles) + " or less)");
     }
     trace_path = out + "/trace.jsonl";
-    std::vector<std::string> args = {"--algorithm", o.algorithm, "--tile", "32", "-n", std::to_string(n),
-                                     "--seed", std::to_string(o.seed), "--trace", trace_path, "-q"};
+    std::vector<std::string> args = {"--algorithm", o.algorithm,       "--tile", "32",
+                                     "-n",          std::to_string(n), "--seed", std::to_string(o.seed),
+                                     "--trace",     trace_path,        "-q"};
     if (o.exclusive) args.push_back("--exclusive");
     // Few blocks, so that a block owns several tiles and carries its prefix from one to the next.
     if (o.algorithm == "reduce-then-scan") args.insert(args.end(), {"--max-blocks", std::to_string(o.max_blocks)});
@@ -255,8 +256,8 @@ void chapter05(const Options& o, const std::string& out) {
             << ", n = " << trace.meta.value("n", 0) << ", tiles of " << trace.meta.value("tile", 0) << ")\n";
   for (const scanlab::viz::TraceArray& a : trace.arrays) {
     // The sums and prefixes; the tiles themselves are in the picture.
-    const bool tile = a.label == "range_scan" || (a.step == 0 && (a.label == "tile_in" || a.label == "tile_scan" ||
-                                                                  a.label == "uniform_add"));
+    const bool tile = a.label == "range_scan" ||
+                      (a.step == 0 && (a.label == "tile_in" || a.label == "tile_scan" || a.label == "uniform_add"));
     if (tile) continue;
     std::cout << "  " << a.label << " " << a.step << " (block " << a.block << "):";
     for (const auto& v : a.values) std::cout << " " << scanlab::viz::value_text(v);
@@ -273,7 +274,8 @@ void chapter07(Options o, const std::string& out) {
     trace_path = out + "/trace.jsonl";
     o.lookback.n = o.n_given ? o.n : 1024;
     o.lookback.seed = o.seed;
-    run_program(program_of(o, "07_decoupled_lookback", true), scanlab::viz::lookback_program_args(o.lookback, trace_path));
+    run_program(program_of(o, "07_decoupled_lookback", true),
+                scanlab::viz::lookback_program_args(o.lookback, trace_path));
   }
   report(scanlab::viz::draw_lookback(trace_path, o.at, out));
 }
@@ -288,15 +290,17 @@ int main(int argc, char** argv) {
                  "07 (look-back)")
       ->required();
   app.add_option("--input", o.input, "values to scan, comma-separated (chapters 01 and 02)");
-  app.add_option("--n", o.n, "number of random values when there is no --input (chapter 03: elements of the "
-                             "block scan, default 2048; chapter 05: default 70, three tiles of 32)")
+  app.add_option("--n", o.n,
+                 "number of random values when there is no --input (chapter 03: elements of the "
+                 "block scan, default 2048; chapter 05: default 70, three tiles of 32)")
       ->check(CLI::Range(1, 2048))
       ->capture_default_str();
   app.add_option("--seed", o.seed, "seed of the random values")->capture_default_str();
   app.add_option("--out", o.out, "output folder (default: build/viz/NN in the source tree)");
   app.add_option("--trace", o.trace, "draw this trace file instead of running the chapter");
-  app.add_option("--level", o.levels, "chapter 03: a level to map (load, up 1, ..., down 1, ..., store); "
-                                      "repeatable; default: load and up 5");
+  app.add_option("--level", o.levels,
+                 "chapter 03: a level to map (load, up 1, ..., down 1, ..., store); "
+                 "repeatable; default: load and up 5");
   app.add_option("--schedule", o.lookback.schedule,
                  "chapter 07: fig6 (the paper's example, scripted), in-order, reverse or random (emulator dispatch)")
       ->check(CLI::IsMember({"fig6", "in-order", "reverse", "random"}))

@@ -14,10 +14,10 @@ namespace scanlab::viz {
 
 namespace {
 
-constexpr double kPitch = 0.3;      // inches from one element's row to the next
-constexpr double kTitleX = -1.45;   // the row titles' column
+constexpr double kPitch = 0.3;     // inches from one element's row to the next
+constexpr double kTitleX = -1.45;  // the row titles' column
 constexpr double kHeadY = 0.7;     // column heads (reduce-then-scan; scan-then-propagate has no carry row)
-constexpr double kCarryY = 0.35;    // reduce-then-scan: the prefix a tile's scan starts from
+constexpr double kCarryY = 0.35;   // reduce-then-scan: the prefix a tile's scan starts from
 const char* kInputFill = "white";
 const char* kScanFill = "#d6eaf8";      // a tile scanned on its own
 const char* kOutputFill = "#d5f5e3";    // final values
@@ -35,8 +35,8 @@ std::string cell(const std::string& phase, std::size_t tile, std::size_t i) {
 const nlohmann::json& recorded(const Trace& t, const std::string& label, int step, unsigned block) {
   const TraceArray* a = t.find(label, step, block);
   if (a == nullptr) {
-    throw std::runtime_error("the trace has no array '" + label + "' at step " + std::to_string(step) +
-                             " from block " + std::to_string(block) +
+    throw std::runtime_error("the trace has no array '" + label + "' at step " + std::to_string(step) + " from block " +
+                             std::to_string(block) +
                              " (does your code still write nothing? --solution draws the reference's run)");
   }
   return a->values;
@@ -44,17 +44,21 @@ const nlohmann::json& recorded(const Trace& t, const std::string& label, int ste
 
 // A value box. col numbers the picture's columns left to right (every tile has its own).
 void value_cell(DotGraph& g, const std::string& id, double x, double y, const nlohmann::json& v,
-                const std::string& fill, const std::string& phase, std::size_t tile, std::size_t row,
-                long long index, int col) {
-  Attrs a = {{"label", value_text(v)}, {"value", value_text(v)}, {"fillcolor", fill}, {"phase", phase},
-             {"tile", std::to_string(tile)}, {"row", std::to_string(row)}, {"col", std::to_string(col)}};
+                const std::string& fill, const std::string& phase, std::size_t tile, std::size_t row, long long index,
+                int col) {
+  Attrs a = {
+      {"label", value_text(v)},       {"value", value_text(v)},     {"fillcolor", fill},         {"phase", phase},
+      {"tile", std::to_string(tile)}, {"row", std::to_string(row)}, {"col", std::to_string(col)}};
   if (index >= 0) a.push_back({"index", std::to_string(index)});
   g.pinned_node(id, x, y, std::move(a));
 }
 
 void text(DotGraph& g, const std::string& id, double x, double y, const std::string& label, int size = 11) {
   g.pinned_node(id, x, y,
-                {{"label", label}, {"shape", "plaintext"}, {"style", ""}, {"fixedsize", "false"},
+                {{"label", label},
+                 {"shape", "plaintext"},
+                 {"style", ""},
+                 {"fixedsize", "false"},
                  {"fontsize", std::to_string(size)}});
 }
 
@@ -66,8 +70,13 @@ void scan_edge(DotGraph& g, const std::string& from, const std::string& to) {
 void compact_style(DotGraph& g, const std::string& title) {
   common_style(g, title);
   g.graph_attr("fontsize", "14");
-  g.node_defaults({{"shape", "box"}, {"style", "rounded,filled"}, {"fillcolor", "white"},
-                   {"fontname", "Helvetica"}, {"fontsize", "10"}, {"width", "0.5"}, {"height", "0.22"},
+  g.node_defaults({{"shape", "box"},
+                   {"style", "rounded,filled"},
+                   {"fillcolor", "white"},
+                   {"fontname", "Helvetica"},
+                   {"fontsize", "10"},
+                   {"width", "0.5"},
+                   {"height", "0.22"},
                    {"fixedsize", "true"}});
   g.edge_defaults({{"arrowsize", "0.45"}, {"penwidth", "1.0"}});
 }
@@ -98,8 +107,8 @@ Shape shape_of(const Trace& trace) {
   if (s.tiles < 2) throw std::runtime_error("one tile has no block sums to draw: use n > " + std::to_string(s.tile));
   if (s.tiles > static_cast<std::size_t>(kMultiBlockMaxTiles)) {
     throw std::runtime_error(std::to_string(s.tiles) + " tiles do not fit a page; the picture draws at most " +
-                             std::to_string(kMultiBlockMaxTiles) + " (n <= " +
-                             std::to_string(kMultiBlockMaxTiles * s.tile) + ")");
+                             std::to_string(kMultiBlockMaxTiles) +
+                             " (n <= " + std::to_string(kMultiBlockMaxTiles * s.tile) + ")");
   }
   return s;
 }
@@ -132,7 +141,7 @@ DotGraph scan_then_propagate(const Trace& trace, const Shape& s) {
                        " one level up)\n3. the uniform add: tile t >= 1 gets its scanned block sum added on the"
                        " left of every element\nred: combined by +   pink: the scanned block sum, carried   dotted:"
                        " unchanged   grey: the tile's own scan (chapter 04)");
-  const nlohmann::json& sums = recorded(trace, "tile_in", 1, 0);     // level 1 scans the block sums...
+  const nlohmann::json& sums = recorded(trace, "tile_in", 1, 0);       // level 1 scans the block sums...
   const nlohmann::json& scanned = recorded(trace, "tile_scan", 1, 0);  // ...exclusively
   if (sums.size() != s.tiles || scanned.size() != s.tiles) {
     throw std::runtime_error("level 1 of the trace does not hold one block sum per tile");
@@ -184,9 +193,15 @@ DotGraph scan_then_propagate(const Trace& trace, const Shape& s) {
       for (std::size_t i = valid; i-- > 0;) {
         const std::string bus = cell("bus", t, i);
         g.pinned_node(bus, x + kStpBusX, row_y(i),
-                      {{"shape", "point"}, {"width", "0.04"}, {"height", "0.04"}, {"color", kBusColor},
-                       {"label", ""}, {"value", value_text(prefix)}, {"phase", "add_prefix"},
-                       {"tile", std::to_string(t)}, {"row", std::to_string(i)}});
+                      {{"shape", "point"},
+                       {"width", "0.04"},
+                       {"height", "0.04"},
+                       {"color", kBusColor},
+                       {"label", ""},
+                       {"value", value_text(prefix)},
+                       {"phase", "add_prefix"},
+                       {"tile", std::to_string(t)},
+                       {"row", std::to_string(i)}});
         op_edge(g, below, bus, "keep", {{"style", "solid"}, {"color", kBusColor}, {"penwidth", "2"}});
         op_edge(g, bus, cell("out", t, i), "add", kThin);
         below = bus;
@@ -210,15 +225,21 @@ constexpr double kRtsOutX = 1.15, kRtsSpineX = 1.75, kRtsCarryX = 2.35;
 void carry_path(DotGraph& g, const Shape& s, std::size_t t, const nlohmann::json& carry) {
   const std::size_t last = valid_in(s, t - 1) - 1;
   const double x = static_cast<double>(t - 1) * kRtsBand;
-  const double points[][2] = {{x + kRtsOutX, row_y(last + 1)}, {x + kRtsCarryX, row_y(last + 1)},
-                              {x + kRtsCarryX, kCarryY}};
+  const double points[][2] = {
+      {x + kRtsOutX, row_y(last + 1)}, {x + kRtsCarryX, row_y(last + 1)}, {x + kRtsCarryX, kCarryY}};
   const Attrs line = {{"style", "solid"}, {"color", kBusColor}, {"arrowhead", "none"}};
   std::string from;
   for (int p = 0; p < 3; ++p) {
     const std::string id = cell("carry_path", t, static_cast<std::size_t>(p));
     g.pinned_node(id, points[p][0], points[p][1],
-                  {{"shape", "point"}, {"width", "0.04"}, {"height", "0.04"}, {"color", kBusColor}, {"label", ""},
-                   {"value", value_text(carry)}, {"phase", "carry_path"}, {"tile", std::to_string(t)}});
+                  {{"shape", "point"},
+                   {"width", "0.04"},
+                   {"height", "0.04"},
+                   {"color", kBusColor},
+                   {"label", ""},
+                   {"value", value_text(carry)},
+                   {"phase", "carry_path"},
+                   {"tile", std::to_string(t)}});
     if (p == 0) {
       op_edge(g, cell("out", t - 1, last), id, s.inclusive ? "keep" : "add",
               s.inclusive ? line : Attrs{{"penwidth", "1.0"}});
@@ -241,7 +262,8 @@ DotGraph reduce_then_scan(const Trace& trace, const Shape& s) {
   if (input.size() != s.n) throw std::runtime_error("the trace's result line does not hold n inputs");
   std::vector<unsigned> block_of(s.tiles, ~0u);
   for (const TraceArray& a : trace.arrays) {
-    if (a.label == "range_scan" && a.step >= 0 && static_cast<std::size_t>(a.step) < s.tiles) block_of[a.step] = a.block;
+    if (a.label == "range_scan" && a.step >= 0 && static_cast<std::size_t>(a.step) < s.tiles)
+      block_of[a.step] = a.block;
   }
   for (std::size_t t = 0; t < s.tiles; ++t) {
     if (block_of[t] == ~0u) throw std::runtime_error("the trace has no range_scan of tile " + std::to_string(t));
@@ -271,7 +293,8 @@ DotGraph reduce_then_scan(const Trace& trace, const Shape& s) {
       throw std::runtime_error("tile " + std::to_string(t) + " of the trace does not hold " + std::to_string(valid) +
                                " values");
     }
-    text(g, cell("head", t, 0), x + 0.8, kHeadY + 0.45, tile_head(s, t) + "\nscanned by block " + std::to_string(b), 12);
+    text(g, cell("head", t, 0), x + 0.8, kHeadY + 0.45, tile_head(s, t) + "\nscanned by block " + std::to_string(b),
+         12);
     text(g, cell("head", t, 1), x, kHeadY, "input", 10);
     text(g, cell("head", t, 2), x + kRtsOutX, kHeadY, "range scan", 10);
     // The carry: what the block's running prefix held when this tile's scan began. Only the spine
@@ -313,7 +336,8 @@ DotGraph multi_block_scan(const Trace& trace) {
   const std::string algorithm = trace.meta.value("algorithm", "");
   if (algorithm == "scan-then-propagate") return scan_then_propagate(trace, s);
   if (algorithm == "reduce-then-scan") return reduce_then_scan(trace, s);
-  throw std::runtime_error("the trace's algorithm '" + algorithm + "' is neither scan-then-propagate nor reduce-then-scan");
+  throw std::runtime_error("the trace's algorithm '" + algorithm +
+                           "' is neither scan-then-propagate nor reduce-then-scan");
 }
 
 }  // namespace scanlab::viz

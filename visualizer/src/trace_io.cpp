@@ -60,8 +60,9 @@ Trace read_trace(const std::string& path) {
     }
   }
   if (t.meta.is_null()) throw std::runtime_error(path + ": empty trace");
-  std::stable_sort(t.arrays.begin(), t.arrays.end(),
-                   [](const TraceArray& a, const TraceArray& b) { return a.seq < b.seq; });
+  std::stable_sort(t.arrays.begin(), t.arrays.end(), [](const TraceArray& a, const TraceArray& b) {
+    return a.seq < b.seq;
+  });
   return t;
 }
 

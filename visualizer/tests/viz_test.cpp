@@ -78,9 +78,7 @@ std::string attr(void* obj, const char* name) {
   return v ? std::string(v) : std::string();
 }
 
-Agnode_t* node(Agraph_t* g, const std::string& id) {
-  return agnode(g, const_cast<char*>(id.c_str()), 0);
-}
+Agnode_t* node(Agraph_t* g, const std::string& id) { return agnode(g, const_cast<char*>(id.c_str()), 0); }
 
 long long value(Agnode_t* n) {
   REQUIRE(n != nullptr);
@@ -256,11 +254,12 @@ std::vector<Cell> phase_cells(Agraph_t* g, const std::string& phase) {
   for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) {
     if (attr(n, "phase") != phase) continue;
     const std::string index = attr(n, "index");
-    cells.push_back({std::stoll(attr(n, "tile")), std::stoll(attr(n, "row")), value(n),
-                     index.empty() ? -1 : std::stoll(index)});
+    cells.push_back(
+        {std::stoll(attr(n, "tile")), std::stoll(attr(n, "row")), value(n), index.empty() ? -1 : std::stoll(index)});
   }
-  std::sort(cells.begin(), cells.end(),
-            [](const Cell& a, const Cell& b) { return a.tile != b.tile ? a.tile < b.tile : a.row < b.row; });
+  std::sort(cells.begin(), cells.end(), [](const Cell& a, const Cell& b) {
+    return a.tile != b.tile ? a.tile < b.tile : a.row < b.row;
+  });
   return cells;
 }
 
@@ -383,8 +382,8 @@ TEST_CASE("chapter 05: a picture that would not fit is refused with a reason") {
   const fs::path out = fs::path(SCANLAB_VIZ_TEST_OUT) / "ch05_too_many";
   fs::create_directories(out);
   const std::string log = out.string() + ".log";
-  const std::string command = std::string("'") + SCANLAB_VIZ_EXECUTABLE + "' 05 --n 300 --solution --out '" + out.string() +
-                              "' > '" + log + "' 2>&1";
+  const std::string command = std::string("'") + SCANLAB_VIZ_EXECUTABLE + "' 05 --n 300 --solution --out '" +
+                              out.string() + "' > '" + log + "' 2>&1";
   CHECK(std::system(command.c_str()) != 0);
   std::ifstream f(log);
   std::stringstream ss;

@@ -88,7 +88,9 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < n; ++i) host[i] = int(i * 2654435761u);
     SCANLAB_CUDA_CHECK(cudaMemcpy(in, host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
 
-    const Best t_one = best_seconds(runs, [&] { load_barrier_store<<<blocks, kBlock>>>(in, out); });
+    const Best t_one = best_seconds(runs, [&] {
+      load_barrier_store<<<blocks, kBlock>>>(in, out);
+    });
     // A wrong result would make the figure meaningless: check it.
     std::vector<int> got(n);
     SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), out, n * sizeof(int), cudaMemcpyDeviceToHost));
@@ -99,7 +101,9 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    const Best t_loop = best_seconds(runs, [&] { barrier_loop<<<loop_blocks, kBlock>>>(out, k); });
+    const Best t_loop = best_seconds(runs, [&] {
+      barrier_loop<<<loop_blocks, kBlock>>>(out, k);
+    });
 
     const double threads = double(n), passes = double(loop_blocks) * kBlock * k;
     std::printf("kernel with one barrier: %d blocks x %d threads, best of %d: %.1f ms CPU, %.1f ms wall\n", blocks,

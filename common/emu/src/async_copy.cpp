@@ -29,7 +29,7 @@ namespace scanlab_emu::detail {
 
 namespace {
 
-constexpr std::uint32_t kTag = 0x5ca1ba77u;  // the high half of an initialized barrier's 8 bytes
+constexpr std::uint32_t kTag = 0x5ca1ba77u;        // the high half of an initialized barrier's 8 bytes
 constexpr std::int64_t kMaxCount = (1 << 20) - 1;  // an mbarrier's arrival and transaction limits
 std::mt19937_64 landing;
 
@@ -135,8 +135,8 @@ void try_complete(Thread* t, Block& b, MBarrier& m) {
     }
   }
   if (m.tx < 0)
-    fail(cudaErrorLaunchFailure, "cuda::barrier " + barrier_name(b, m.addr) + " of block " + coords(b.idx) + ": phase " +
-                                     std::to_string(m.phase) + " got " + std::to_string(-m.tx) +
+    fail(cudaErrorLaunchFailure, "cuda::barrier " + barrier_name(b, m.addr) + " of block " + coords(b.idx) +
+                                     ": phase " + std::to_string(m.phase) + " got " + std::to_string(-m.tx) +
                                      " bytes from memcpy_async_tx more than barrier_arrive_tx announced (found at " +
                                      who(t) + "'s arrival); every byte a copy brings must be announced");
   if (m.tx > 0) return;  // announced bytes still to come: a later memcpy_async_tx completes the phase
@@ -158,14 +158,19 @@ void async_launch_started(std::uint64_t seed) { landing.seed(seed * 0x9e3779b97f
 void pipeline_memcpy_async(void* dst, const void* src, std::size_t size, std::size_t zfill, const void* site) {
   Thread* t = kernel_thread("__pipeline_memcpy_async");
   if (size != 4 && size != 8 && size != 16)
-    fail(cudaErrorLaunchFailure, who(t) + " calls __pipeline_memcpy_async at " + symbolize(site) + " with size_and_align " +
-                                     std::to_string(size) + ": it must be 4, 8 or 16");
+    fail(cudaErrorLaunchFailure, who(t) + " calls __pipeline_memcpy_async at " + symbolize(site) +
+                                     " with size_and_align " + std::to_string(size) + ": it must be 4, 8 or 16");
   if (zfill > size)
     fail(cudaErrorLaunchFailure, who(t) + " calls __pipeline_memcpy_async at " + symbolize(site) + " with zfill " +
                                      std::to_string(zfill) + ", more than its size " + std::to_string(size));
   check_copy(t, "__pipeline_memcpy_async", dst, src, size, size - zfill, size, site);
-  AsyncCopy c{static_cast<char*>(dst), static_cast<const char*>(src), std::uint32_t(size), std::uint32_t(size - zfill),
-              t->pipeline_groups, 0, false};
+  AsyncCopy c{static_cast<char*>(dst),
+              static_cast<const char*>(src),
+              std::uint32_t(size),
+              std::uint32_t(size - zfill),
+              t->pipeline_groups,
+              0,
+              false};
   if (racecheck_on()) c.serial = race_async_issued(t, dst, size, false, site);
   note_store(t);
   if (lands_at_issue()) land(c);
@@ -188,7 +193,9 @@ void pipeline_wait_prior(std::size_t prior, const void* /*site*/) {
     if (c.serial) race_async_completed(c.serial, c.dst, c.bytes, t);
   }
   t->pipeline.erase(std::remove_if(t->pipeline.begin(), t->pipeline.end(),
-                                   [covered](const AsyncCopy& c) { return c.group < covered; }),
+                                   [covered](const AsyncCopy& c) {
+                                     return c.group < covered;
+                                   }),
                     t->pipeline.end());
   if (landed) note_store(t);
 }
@@ -245,8 +252,8 @@ std::uint64_t mbarrier_arrive(void* bar, std::ptrdiff_t count, std::ptrdiff_t tx
                                      std::to_string(m.pending) + " of " + std::to_string(m.expected) +
                                      " arrivals left (more arrivals than init() expects are undefined in CUDA)");
   if (tx < 0 || tx > kMaxCount)
-    fail(cudaErrorLaunchFailure, who(t) + " calls barrier_arrive_tx at " + symbolize(site) + " with transaction count " +
-                                     std::to_string(tx) + ": it must be from 0 to 2^20-1");
+    fail(cudaErrorLaunchFailure, who(t) + " calls barrier_arrive_tx at " + symbolize(site) +
+                                     " with transaction count " + std::to_string(tx) + ": it must be from 0 to 2^20-1");
   const std::uint64_t token = (std::uint64_t(index + 1) << 32) | m.phase;
   m.tx += tx;
   m.pending -= count;
@@ -280,10 +287,11 @@ void bulk_copy(void* dst, const void* src, std::size_t bytes, void* bar, const v
   const unsigned index = lookup(t, bar, "memcpy_async_tx", site);
   if (bytes == 0 || bytes % 16 != 0 || bytes > std::size_t(kMaxCount))
     fail(cudaErrorMisalignedAddress, who(t) + " calls memcpy_async_tx at " + symbolize(site) + " with a size of " +
-                                         std::to_string(bytes) + " bytes: it must be a multiple of 16 (and below 2^20)");
+                                         std::to_string(bytes) +
+                                         " bytes: it must be a multiple of 16 (and below 2^20)");
   check_copy(t, "memcpy_async_tx", dst, src, bytes, bytes, 16, site);
-  AsyncCopy c{static_cast<char*>(dst), static_cast<const char*>(src), std::uint32_t(bytes), std::uint32_t(bytes), 0, 0,
-              false};
+  AsyncCopy c{
+      static_cast<char*>(dst), static_cast<const char*>(src), std::uint32_t(bytes), std::uint32_t(bytes), 0, 0, false};
   if (racecheck_on()) c.serial = race_async_issued(t, dst, bytes, true, site);
   note_store(t);
   MBarrier& m = b.mbarriers[index];

@@ -64,9 +64,15 @@ void volatile_access(const void* addr, std::size_t bytes, bool is_write) {
 
 using scanlab_emu::detail::rmw;
 
-#define SCANLAB_EMU_ATOMIC(ret, name, T, expr)                                                      \
-  ret name(T* address, T val) {                                                                    \
-    return rmw(address, [&](T old) -> T { (void)old; return expr; }, __builtin_return_address(0)); \
+#define SCANLAB_EMU_ATOMIC(ret, name, T, expr) \
+  ret name(T* address, T val) {                \
+    return rmw(                                \
+        address,                               \
+        [&](T old) -> T {                      \
+          (void)old;                           \
+          return expr;                         \
+        },                                     \
+        __builtin_return_address(0));          \
   }
 
 SCANLAB_EMU_ATOMIC(int, atomicAdd, int, int(unsigned(old) + unsigned(val)))
@@ -91,9 +97,9 @@ SCANLAB_EMU_ATOMIC(unsigned long long, atomicMax, unsigned long long, val > old 
 // CUDA's definitions: inc wraps to 0 past val, dec wraps to val at 0 or above val.
 SCANLAB_EMU_ATOMIC(unsigned int, atomicInc, unsigned int, old >= val ? 0u : old + 1)
 SCANLAB_EMU_ATOMIC(unsigned int, atomicDec, unsigned int, (old == 0 || old > val) ? val : old - 1)
-SCANLAB_EMU_ATOMIC(int, atomicAnd, int, old & val)
-SCANLAB_EMU_ATOMIC(unsigned int, atomicAnd, unsigned int, old & val)
-SCANLAB_EMU_ATOMIC(unsigned long long, atomicAnd, unsigned long long, old & val)
+SCANLAB_EMU_ATOMIC(int, atomicAnd, int, old& val)
+SCANLAB_EMU_ATOMIC(unsigned int, atomicAnd, unsigned int, old& val)
+SCANLAB_EMU_ATOMIC(unsigned long long, atomicAnd, unsigned long long, old& val)
 SCANLAB_EMU_ATOMIC(int, atomicOr, int, old | val)
 SCANLAB_EMU_ATOMIC(unsigned int, atomicOr, unsigned int, old | val)
 SCANLAB_EMU_ATOMIC(unsigned long long, atomicOr, unsigned long long, old | val)
@@ -102,9 +108,14 @@ SCANLAB_EMU_ATOMIC(unsigned int, atomicXor, unsigned int, old ^ val)
 SCANLAB_EMU_ATOMIC(unsigned long long, atomicXor, unsigned long long, old ^ val)
 #undef SCANLAB_EMU_ATOMIC
 
-#define SCANLAB_EMU_CAS(T) \
-  T atomicCAS(T* address, T compare, T val) {                                                            \
-    return rmw(address, [&](T old) -> T { return old == compare ? val : old; }, __builtin_return_address(0)); \
+#define SCANLAB_EMU_CAS(T)                    \
+  T atomicCAS(T* address, T compare, T val) { \
+    return rmw(                               \
+        address,                              \
+        [&](T old) -> T {                     \
+          return old == compare ? val : old;  \
+        },                                    \
+        __builtin_return_address(0));         \
   }
 SCANLAB_EMU_CAS(int)
 SCANLAB_EMU_CAS(unsigned int)

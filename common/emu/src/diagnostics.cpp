@@ -45,7 +45,7 @@ struct WordShadow {
   bool many_readers = false;
   const void* write_pc = nullptr;
   const void* read_pc = nullptr;
-  std::uint32_t async_serial = 0;               // an asynchronous copy into this word, if still pending
+  std::uint32_t async_serial = 0;                 // an asynchronous copy into this word, if still pending
   std::uint32_t write_clock = 0, read_clock = 0;  // the accessing thread's barrier clock (below)
 };
 
@@ -93,8 +93,8 @@ std::vector<std::unique_ptr<WordShadow[]>> shadows;  // by slot, allocated on fi
 // A serial no longer here (the copy completed, or its block ended) marks nothing.
 struct PendingCopy {
   const Block* block;
-  unsigned thread;   // the issuing thread's linear index
-  const void* pc;    // where it was issued
+  unsigned thread;  // the issuing thread's linear index
+  const void* pc;   // where it was issued
   bool bulk;
 };
 std::unordered_map<std::uint32_t, PendingCopy> pending_copies;
@@ -195,8 +195,8 @@ bool warp_ordered(const Block& b, unsigned me, unsigned other, std::uint32_t oth
 
 // An access to a word that an asynchronous copy has not finished writing: reported as that copy's
 // hazard (and not checked further). True when it was one.
-bool pending_copy_hazard(WordShadow& s, const Block& b, unsigned me, const char* addr, std::size_t bytes,
-                         bool is_write, const void* pc) {
+bool pending_copy_hazard(WordShadow& s, const Block& b, unsigned me, const char* addr, std::size_t bytes, bool is_write,
+                         const void* pc) {
   auto it = pending_copies.find(s.async_serial);
   if (it == pending_copies.end() || it->second.block != &b) {
     s.async_serial = 0;
@@ -222,7 +222,8 @@ void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, c
       return warp_ordered(b, me, other, other_sync) || (barriers && barrier_ordered(t, other, other_clock));
     };
     if (!is_write) {
-      if (s.writer && s.write_epoch == E && s.writer != me1 && !ordered_after(s.writer - 1u, s.write_sync, s.write_clock))
+      if (s.writer && s.write_epoch == E && s.writer != me1 &&
+          !ordered_after(s.writer - 1u, s.write_sync, s.write_clock))
         record_hazard(Hazard::raw, b, s.writer - 1u, s.write_pc, me, pc, addr, bytes);
       if (s.read_epoch != E) {
         s.read_epoch = E;
@@ -239,7 +240,8 @@ void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, c
         s.many_readers = true;
       }
     } else {
-      if (s.writer && s.write_epoch == E && s.writer != me1 && !ordered_after(s.writer - 1u, s.write_sync, s.write_clock))
+      if (s.writer && s.write_epoch == E && s.writer != me1 &&
+          !ordered_after(s.writer - 1u, s.write_sync, s.write_clock))
         record_hazard(Hazard::waw, b, s.writer - 1u, s.write_pc, me, pc, addr, bytes);
       if (s.read_epoch == E && s.reader && (s.reader != me1 || s.many_readers)) {
         if (barriers) {
@@ -318,10 +320,11 @@ void flush_banks(Block& b, unsigned warp) {
 // __pipeline_wait_prior ...; the copy was issued by thread (5,0,0) at k.cu:17 (1 time)"
 void print_copy_hazard(const HazardReport& h) {
   const bool bulk = h.kind == Hazard::bulk_copy;
-  const char* what = h.second_writes ? (bulk ? "written while the bulk copy into it was pending, before the barrier phase completed"
-                                             : "written while the asynchronous copy into it was pending")
-                                     : (bulk ? "read before the barrier phase completed"
-                                             : "read before the asynchronous copy into it completed");
+  const char* what =
+      h.second_writes
+          ? (bulk ? "written while the bulk copy into it was pending, before the barrier phase completed"
+                  : "written while the asynchronous copy into it was pending")
+          : (bulk ? "read before the barrier phase completed" : "read before the asynchronous copy into it completed");
   const char* fix = bulk ? "wait on the cuda::barrier that the memcpy_async_tx completes on"
                          : "wait with __pipeline_wait_prior (and __syncthreads() before other threads read it)";
   std::fprintf(stderr,
@@ -368,7 +371,8 @@ void print_launch_reports(const Launch& L) {
       }
       extra += r.extra_wavefronts;
     }
-    std::fprintf(stderr, "banks: kernel `%s` (32 banks of 4 bytes; degree = most distinct words in one bank)\n", L.kernel);
+    std::fprintf(stderr, "banks: kernel `%s` (32 banks of 4 bytes; degree = most distinct words in one bank)\n",
+                 L.kernel);
     for (auto& [site, r] : by_site) {
       std::string hist;
       for (int d = 32; d >= 1; --d)
@@ -378,7 +382,8 @@ void print_launch_reports(const Launch& L) {
     std::fprintf(stderr, "banks: kernel `%s`: %" PRIu64 " extra wavefronts in all\n", L.kernel, extra);
   }
   for (std::size_t i = launch_misuse_start; i < found.misuse.size(); ++i)
-    std::fprintf(stderr, "scanlab emulator: kernel `%s`: %s\n", found.misuse[i].kernel.c_str(), found.misuse[i].message.c_str());
+    std::fprintf(stderr, "scanlab emulator: kernel `%s`: %s\n", found.misuse[i].kernel.c_str(),
+                 found.misuse[i].message.c_str());
 }
 
 }  // namespace

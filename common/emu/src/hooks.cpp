@@ -61,7 +61,8 @@ inline void on_write(const void* addr, std::size_t bytes, const void* pc, bool a
 inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc, bool aligned = false) {
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
-  if (memcheck && aligned && is_shared_address(addr)) scanlab_emu::detail::memcheck_shared_alignment(t, addr, bytes, false, pc);
+  if (memcheck && aligned && is_shared_address(addr))
+    scanlab_emu::detail::memcheck_shared_alignment(t, addr, bytes, false, pc);
   if (observe_shared && is_shared_address(addr)) shared_access(t, addr, bytes, false, pc);
   if (memcheck && !is_shared_address(addr)) scanlab_emu::detail::memcheck_access(t, addr, bytes, false, aligned, pc);
   if (weak_memory) scanlab_emu::detail::stale_restore();
@@ -134,7 +135,7 @@ void __tsan_vptr_read(void**) {}
 void __tsan_read_range(void* a, unsigned long n) { on_read(a, n, PC); }
 void __tsan_write_range(void* a, unsigned long n) { on_write(a, n, PC); }
 
-#define SCANLAB_EMU_HOOKS(N)                                                  \
+#define SCANLAB_EMU_HOOKS(N)                                                      \
   void __tsan_read##N(void* a) { on_read(a, N, PC, true); }                       \
   void __tsan_write##N(void* a) { on_write(a, N, PC, true); }                     \
   void __tsan_unaligned_read##N(void* a) { on_read(a, N, PC); }                   \
@@ -152,52 +153,52 @@ SCANLAB_EMU_HOOKS(16)
 
 // Atomic builtins: `mo` is the memory order (0 relaxed ... 5 seq_cst), performed with the real
 // builtins so host code in a kernel's translation unit stays correct even across OS threads.
-#define SCANLAB_EMU_RMW_HOOK(BITS, T, NAME, BUILTIN)                                                   \
-  T __tsan_atomic##BITS##_##NAME(volatile T* a, T v, int mo) {                                         \
-    on_release(mo);                                                                                    \
-    T old;                                                                                             \
-    {                                                                                                  \
-      Rmw rmw(a, sizeof(T), PC, false);                                                                \
-      old = BUILTIN(a, v, __ATOMIC_SEQ_CST);                                                           \
-    }                                                                                                  \
-    on_acquire(mo);                                                                                    \
-    return old;                                                                                        \
+#define SCANLAB_EMU_RMW_HOOK(BITS, T, NAME, BUILTIN)           \
+  T __tsan_atomic##BITS##_##NAME(volatile T* a, T v, int mo) { \
+    on_release(mo);                                            \
+    T old;                                                     \
+    {                                                          \
+      Rmw rmw(a, sizeof(T), PC, false);                        \
+      old = BUILTIN(a, v, __ATOMIC_SEQ_CST);                   \
+    }                                                          \
+    on_acquire(mo);                                            \
+    return old;                                                \
   }
-#define SCANLAB_EMU_ATOMIC_HOOKS(BITS, T)                                                               \
-  T __tsan_atomic##BITS##_load(const volatile T* a, int mo) {                                          \
-    on_volatile_read(const_cast<const T*>(a), sizeof(T), PC, true);                                    \
-    T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                        \
-    on_acquire(mo);                                                                                    \
-    return v;                                                                                          \
-  }                                                                                                    \
-  void __tsan_atomic##BITS##_store(volatile T* a, T v, int mo) {                                       \
-    on_release(mo);                                                                                    \
-    on_write(const_cast<const T*>(a), sizeof(T), PC, true);                                            \
-    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                          \
-  }                                                                                                    \
-  SCANLAB_EMU_RMW_HOOK(BITS, T, exchange, __atomic_exchange_n)                                         \
-  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_add, __atomic_fetch_add)                                         \
-  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_sub, __atomic_fetch_sub)                                         \
-  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_and, __atomic_fetch_and)                                         \
-  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_or, __atomic_fetch_or)                                           \
-  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_xor, __atomic_fetch_xor)                                         \
-  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_nand, __atomic_fetch_nand)                                       \
-  int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) {       \
-    on_release(mo);                                                                                    \
-    bool ok;                                                                                           \
-    {                                                                                                  \
-      Rmw rmw(a, sizeof(T), PC, true);                                                                 \
-      ok = __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);            \
-    }                                                                                                  \
-    on_acquire(ok ? mo : fmo);                                                                         \
-    return ok;                                                                                         \
-  }                                                                                                    \
-  int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int fmo) {        \
-    return __tsan_atomic##BITS##_compare_exchange_strong(a, c, v, mo, fmo);                            \
-  }                                                                                                    \
-  T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) {            \
-    __tsan_atomic##BITS##_compare_exchange_strong(a, &c, v, mo, fmo);                                  \
-    return c;                                                                                          \
+#define SCANLAB_EMU_ATOMIC_HOOKS(BITS, T)                                                        \
+  T __tsan_atomic##BITS##_load(const volatile T* a, int mo) {                                    \
+    on_volatile_read(const_cast<const T*>(a), sizeof(T), PC, true);                              \
+    T v = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                  \
+    on_acquire(mo);                                                                              \
+    return v;                                                                                    \
+  }                                                                                              \
+  void __tsan_atomic##BITS##_store(volatile T* a, T v, int mo) {                                 \
+    on_release(mo);                                                                              \
+    on_write(const_cast<const T*>(a), sizeof(T), PC, true);                                      \
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                    \
+  }                                                                                              \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, exchange, __atomic_exchange_n)                                   \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_add, __atomic_fetch_add)                                   \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_sub, __atomic_fetch_sub)                                   \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_and, __atomic_fetch_and)                                   \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_or, __atomic_fetch_or)                                     \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_xor, __atomic_fetch_xor)                                   \
+  SCANLAB_EMU_RMW_HOOK(BITS, T, fetch_nand, __atomic_fetch_nand)                                 \
+  int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) { \
+    on_release(mo);                                                                              \
+    bool ok;                                                                                     \
+    {                                                                                            \
+      Rmw rmw(a, sizeof(T), PC, true);                                                           \
+      ok = __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
+    }                                                                                            \
+    on_acquire(ok ? mo : fmo);                                                                   \
+    return ok;                                                                                   \
+  }                                                                                              \
+  int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int fmo) {   \
+    return __tsan_atomic##BITS##_compare_exchange_strong(a, c, v, mo, fmo);                      \
+  }                                                                                              \
+  T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) {       \
+    __tsan_atomic##BITS##_compare_exchange_strong(a, &c, v, mo, fmo);                            \
+    return c;                                                                                    \
   }
 SCANLAB_EMU_ATOMIC_HOOKS(8, std::int8_t)
 SCANLAB_EMU_ATOMIC_HOOKS(16, std::int16_t)

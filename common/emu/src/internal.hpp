@@ -29,8 +29,8 @@ struct Launch;
 // instructions for the bank-conflict count.
 struct BankAccess {
   const void* pc;
-  std::uintptr_t word;   // address >> 2
-  std::uint32_t words;   // 4-byte words touched
+  std::uintptr_t word;  // address >> 2
+  std::uint32_t words;  // 4-byte words touched
 };
 
 // phase: waiting on a cuda::barrier until the phase of its arrival token completes (async_copy.cpp).
@@ -54,11 +54,11 @@ struct AsyncCopy {
 // GPU's size and a barrier used before init() is told from one that was initialized.
 struct MBarrier {
   const void* addr = nullptr;
-  std::uint32_t phase = 0;          // completed phases
-  std::int64_t expected = 0;        // arrivals each phase needs (arrive_and_drop lowers it)
-  std::int64_t pending = 0;         // arrivals still missing in the current phase
-  std::int64_t tx = 0;              // transaction bytes announced and not yet landed (may dip below 0)
-  std::vector<AsyncCopy> copies;    // bulk copies that complete on the current phase
+  std::uint32_t phase = 0;        // completed phases
+  std::int64_t expected = 0;      // arrivals each phase needs (arrive_and_drop lowers it)
+  std::int64_t pending = 0;       // arrivals still missing in the current phase
+  std::int64_t tx = 0;            // transaction bytes announced and not yet landed (may dip below 0)
+  std::vector<AsyncCopy> copies;  // bulk copies that complete on the current phase
   // Race checker: what the arrivals of the current phase knew, and of the last completed phase
   // (diagnostics.cpp, "ordering through cuda::barrier phases").
   std::vector<std::uint32_t> arrived_known, completed_known;
@@ -71,10 +71,10 @@ struct alignas(64) Thread {
   // another; `context` is its suspended state while another fiber or the scheduler runs.
   boost::context::detail::fcontext_t context = nullptr;
   Block* block = nullptr;
-  char* stack_lo = nullptr;       // this fiber's stack, to tell locals from shared/global memory
+  char* stack_lo = nullptr;  // this fiber's stack, to tell locals from shared/global memory
   char* stack_hi = nullptr;
   Wait wait = Wait::none;
-  bool spinning = false;          // yielded from a polling loop
+  bool spinning = false;  // yielded from a polling loop
   // Set once the thread has polled one address kSpinPolls times, until it stores or polls elsewhere:
   // a spinning thread's yields, at warp collectives too, are not progress.
   bool spin_sticky = false;
@@ -83,16 +83,16 @@ struct alignas(64) Thread {
   bool saw_news = false;
   bool has_work = false;
   unsigned polls = 0;
-  unsigned polls_unyielded = 0;   // polls since the thread last yielded (see poll())
+  unsigned polls_unyielded = 0;  // polls since the thread last yielded (see poll())
   // With wait == barrier: the block's barrier generation it waits in (the barrier is released, and
   // the thread runnable, once the block's generation has moved on; see next_in_pass).
   std::uint32_t barrier_gen = 0;
   ThreadBuiltins builtins{};      // what threadIdx & co. read
   void* stack_mapping = nullptr;  // the stack and the guard page below it
   std::size_t stack_mapping_bytes = 0;
-  unsigned linear = 0;            // linear thread index in the block
+  unsigned linear = 0;  // linear thread index in the block
   unsigned lane = 0, warp = 0;
-  const void* site = nullptr;     // call site of the warp collective / __activemask it waits at
+  const void* site = nullptr;  // call site of the warp collective / __activemask it waits at
   // warp-collective operands and results
   unsigned mask = 0;
   WarpOp op = WarpOp::sync;
@@ -103,7 +103,7 @@ struct alignas(64) Thread {
   // polling
   const volatile void* poll_addr = nullptr;
   const volatile void* poll_prev = nullptr;
-  std::uint64_t poll_value = 0;   // what the last poll of poll_addr found there
+  std::uint64_t poll_value = 0;  // what the last poll of poll_addr found there
   // weak-memory mode: the thread's last volatile or atomic load since its last device-scope fence,
   // named when a plain load after it returns an old value (the flag load of a message-passing bug)
   const void* strong_load_pc = nullptr;
@@ -133,10 +133,10 @@ struct alignas(64) Thread {
 
 struct Warp {
   std::uint32_t sync_epoch = 0;  // changes whenever a collective of this warp completes
-  unsigned live = 0;       // lanes not exited
-  unsigned arrived = 0;    // lanes waiting at a collective
-  unsigned activemask = 0; // lanes waiting in __activemask
-  bool spinning = false;   // a lane of its last collective was spinning on a poll
+  unsigned live = 0;             // lanes not exited
+  unsigned arrived = 0;          // lanes waiting at a collective
+  unsigned activemask = 0;       // lanes waiting in __activemask
+  bool spinning = false;         // a lane of its last collective was spinning on a poll
 };
 
 struct SharedVar {
@@ -152,14 +152,14 @@ struct Block {
   unsigned slot = 0;
   std::vector<Thread*> threads;
   std::vector<Warp> warps;
-  std::vector<Thread*> order;         // thread order of the current pass
-  bool ordered = false;               // order holds the policy's order
-  Thread** pass_next = nullptr;       // next position in `order` of the pass under way
+  std::vector<Thread*> order;    // thread order of the current pass
+  bool ordered = false;          // order holds the policy's order
+  Thread** pass_next = nullptr;  // next position in `order` of the pass under way
   Thread** pass_end = nullptr;
-  bool pass_progressed = false;       // a thread of this pass did more than poll
-  bool pass_spun = false;             // a thread of this pass yielded from a spinning poll
-  unsigned spun_passes = 0;           // passes in a row that progressed while a thread spun
-  unsigned live = 0;                  // threads not exited
+  bool pass_progressed = false;  // a thread of this pass did more than poll
+  bool pass_spun = false;        // a thread of this pass yielded from a spinning poll
+  unsigned spun_passes = 0;      // passes in a row that progressed while a thread spun
+  unsigned live = 0;             // threads not exited
   unsigned at_barrier = 0;
   const void* barrier_site = nullptr;
   int barrier_op = 0;
@@ -170,21 +170,21 @@ struct Block {
   std::uint32_t barrier_gen = 0;
   int barrier_result = 0;
   bool activemask_pending = false;
-  char* shared = nullptr;             // this slot's shared-memory arena
-  std::size_t shared_used = 0;        // static shared bytes handed out so far
+  char* shared = nullptr;       // this slot's shared-memory arena
+  std::size_t shared_used = 0;  // static shared bytes handed out so far
   std::vector<SharedVar> vars;
   char* dynamic = nullptr;
   bool stalled = false;
   std::uint64_t stall_epoch = 0;
-  std::uint32_t epoch = 0;            // barrier interval, unique across all blocks (race checker)
-  unsigned phase = 0;                 // barriers this block has passed
+  std::uint32_t epoch = 0;  // barrier interval, unique across all blocks (race checker)
+  unsigned phase = 0;       // barriers this block has passed
   // Weak-memory mode (stale_loads.cpp): the block's view of global memory, as an SM's L1 holds it.
   // Its plain loads may return any committed value of a word that is not older than the commit
   // sequence number of its last device-scope fence or acquire, nor than the word's floor (the newest
   // value the block has read or written there).
   std::uint64_t view_refreshed = 0;
   std::unordered_map<std::uintptr_t, std::uint64_t> view_floor;  // by word (address >> 2)
-  std::vector<MBarrier> mbarriers;    // the block's initialized cuda::barrier objects
+  std::vector<MBarrier> mbarriers;                               // the block's initialized cuda::barrier objects
   // The distinct global addresses its threads have read with polling loads (volatile or atomic):
   // how far a look-back reached (Diagnostics::polls).
   std::unordered_set<std::uintptr_t> polled;
@@ -199,7 +199,7 @@ struct Launch {
   void* context = nullptr;
   unsigned threads_per_block = 0;
   std::size_t dynamic_bytes = 0;
-  std::size_t shared_limit = 0;       // static + dynamic bytes a block may use
+  std::size_t shared_limit = 0;  // static + dynamic bytes a block may use
   std::uint64_t blocks_total = 0;
   std::uint64_t blocks_done = 0;
   unsigned resident = 1;
@@ -209,11 +209,11 @@ struct Launch {
 };
 
 // ---- shared by the emulator's source files ----
-extern __thread Thread* running;       // the emulated thread whose fiber runs now (null on the host)
+extern __thread Thread* running;  // the emulated thread whose fiber runs now (null on the host)
 extern Launch* current_launch;
-extern std::uint64_t store_epoch;       // bumped by every store to global or shared memory
+extern std::uint64_t store_epoch;  // bumped by every store to global or shared memory
 
-void yield_to_scheduler();              // from inside a fiber
+void yield_to_scheduler();                                                    // from inside a fiber
 [[noreturn]] void fail_launch(cudaError_t error, const std::string& report);  // from inside a fiber
 void record_failure(cudaError_t error, const std::string& report);            // from the scheduler
 std::string describe_address(const void* addr);
@@ -223,7 +223,7 @@ const std::string& last_failure_report();
 
 constexpr std::size_t kArenaBytes = 256 * 1024;  // shared memory per resident slot
 constexpr unsigned kMaxResident = 1024;
-extern char* arena_base;                // kMaxResident shared-memory arenas, one per slot (null until the first block)
+extern char* arena_base;  // kMaxResident shared-memory arenas, one per slot (null until the first block)
 
 // Inline: the memory hooks ask this on every store.
 inline bool is_shared_address(const void* addr) {
@@ -246,12 +246,12 @@ inline void note_store(Thread* t) {
 }
 
 // ---- diagnostics (diagnostics.cpp) ----
-extern bool observe_shared;             // race checker or bank counter on for this launch
+extern bool observe_shared;  // race checker or bank counter on for this launch
 void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc);
 void diag_block_started(Block& b);
 void diag_barrier_released(Block& b);
 void diag_warp_synced(Block& b, unsigned warp);
-void diag_block_finished(Block& b);      // also records how many addresses the block polled
+void diag_block_finished(Block& b);  // also records how many addresses the block polled
 void diag_launch_started(Launch& L);
 void diag_launch_finished(Launch& L);
 void report_misuse(const std::string& message);
@@ -260,8 +260,8 @@ std::string symbolize(const void* pc);
 char* shared_arena_base();
 
 // ---- weak-memory mode (weak_memory.cpp) ----
-extern bool weak_memory;                 // this launch runs in weak-memory mode
-extern bool observe_loads;               // observe_shared || weak_memory: the plain-load hook has work
+extern bool weak_memory;    // this launch runs in weak-memory mode
+extern bool observe_loads;  // observe_shared || weak_memory: the plain-load hook has work
 void weak_launch_started(std::uint64_t seed);
 void weak_store(Thread* t, const void* addr, std::size_t bytes, const void* pc);
 void weak_fence(Thread* t);
@@ -269,7 +269,7 @@ void weak_switch_in(Block& b);
 void weak_switch_out(Block& b, bool finished);
 void weak_drain_step();
 bool weak_commit_all(const std::vector<Block*>& not_running);
-void weak_release(Thread* t);            // a release: the thread's earlier stores become visible first
+void weak_release(Thread* t);  // a release: the thread's earlier stores become visible first
 // An atomic read-modify-write works on the committed value, in place: the block's pending stores to
 // that address become visible first (weak_atomic_begin), and its result is visible at once.
 void weak_atomic_begin(Thread* t, const void* addr, std::size_t bytes);
@@ -284,10 +284,10 @@ inline void stale_restore() {
   if (__builtin_expect(stale_patched, 0)) stale_restore_slow();
 }
 void stale_launch_started(std::uint64_t seed);
-void stale_launch_finished(const Launch& L);   // prints the report of old values returned
+void stale_launch_finished(const Launch& L);  // prints the report of old values returned
 void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);
 void stale_strong_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);  // volatile, atomic
-void stale_refresh(Thread* t);           // a device-scope fence or acquire of thread t
+void stale_refresh(Thread* t);  // a device-scope fence or acquire of thread t
 // A store becomes visible to every block: `before` is what the bytes held until now (the committed
 // value), `after` what they hold from now on.
 void stale_commit(const void* addr, std::size_t bytes, const unsigned char* before, const unsigned char* after,
@@ -295,7 +295,7 @@ void stale_commit(const void* addr, std::size_t bytes, const unsigned char* befo
 
 // ---- asynchronous copies and cuda::barrier (async_copy.cpp) ----
 void async_launch_started(std::uint64_t seed);
-void async_thread_exited(Thread* t);     // its pending pipeline copies land (nobody waited for them)
+void async_thread_exited(Thread* t);                  // its pending pipeline copies land (nobody waited for them)
 std::string describe_mbarrier_waits(const Block& b);  // for deadlock reports
 inline bool phase_completed(const Block& b, const Thread* t) {
   return b.mbarriers[t->wait_mbarrier].phase != t->wait_phase;
@@ -318,11 +318,11 @@ struct AllocationInfo {
   const char* start;
   std::size_t bytes;
   std::size_t id;
-  const char* pages_lo;   // its pages, guard pages included
+  const char* pages_lo;  // its pages, guard pages included
   const char* pages_hi;
 };
 bool allocation_around(const void* p, AllocationInfo& out, bool nearest);  // runtime_api.cpp
-extern bool memcheck;                    // this launch checks its global accesses (--memcheck)
+extern bool memcheck;  // this launch checks its global accesses (--memcheck)
 // An access of `bytes` at addr (neither shared memory nor the thread's own stack); `aligned`: the
 // instruction needs natural alignment (the compiler's aligned load or store of that size).
 void memcheck_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, bool aligned, const void* pc);
@@ -331,7 +331,7 @@ void memcheck_access(Thread* t, const void* addr, std::size_t bytes, bool is_wri
 // where the shared arena's own placement would otherwise hide it (memcheck only).
 void memcheck_shared_alignment(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc);
 void memcheck_launch_started();
-void install_fault_handler();            // reports a fault inside a kernel (illegal address, stack overflow)
+void install_fault_handler();  // reports a fault inside a kernel (illegal address, stack overflow)
 
 // Device properties of the modelled GPU.
 const cudaDeviceProp& modelled_device();

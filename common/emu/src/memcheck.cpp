@@ -47,15 +47,14 @@ std::string who(const Thread* t) {
 std::string relative_to(const AllocationInfo& a, const char* p, std::size_t bytes) {
   char buf[200];
   const char* end = a.start + a.bytes;
-  if (p < a.start)
-    std::snprintf(buf, sizeof buf, "%zu bytes before the start of", std::size_t(a.start - p));
-  else if (p >= end)
-    std::snprintf(buf, sizeof buf, "%zu bytes past the end of", std::size_t(p - end));
+  if (p < a.start) std::snprintf(buf, sizeof buf, "%zu bytes before the start of", std::size_t(a.start - p));
+  else if (p >= end) std::snprintf(buf, sizeof buf, "%zu bytes past the end of", std::size_t(p - end));
   else
     std::snprintf(buf, sizeof buf, "at byte offset %zu of (its last %zu bytes past the end)", std::size_t(p - a.start),
                   std::size_t(p + bytes - end));
   std::string s = buf;
-  std::snprintf(buf, sizeof buf, " allocation #%zu (%zu bytes at %p)", a.id, a.bytes, static_cast<const void*>(a.start));
+  std::snprintf(buf, sizeof buf, " allocation #%zu (%zu bytes at %p)", a.id, a.bytes,
+                static_cast<const void*>(a.start));
   return s + buf;
 }
 
@@ -75,10 +74,10 @@ void memcheck_access(Thread* t, const void* addr, std::size_t bytes, bool is_wri
     if (!allocation_around(addr, a, false)) return;  // not an allocation's pages: not checked
     if (p < a.start || p + bytes > a.start + a.bytes) {
       char head[120];
-      std::snprintf(head, sizeof head, "invalid global %s of %zu bytes at %p", is_write ? "write" : "read", bytes, addr);
-      fail_access(cudaErrorIllegalAddress,
-                  std::string(head) + " by " + who(t) + " at " + symbolize(pc) + ": the address is " +
-                      relative_to(a, p, bytes) + " (out of bounds)");
+      std::snprintf(head, sizeof head, "invalid global %s of %zu bytes at %p", is_write ? "write" : "read", bytes,
+                    addr);
+      fail_access(cudaErrorIllegalAddress, std::string(head) + " by " + who(t) + " at " + symbolize(pc) +
+                                               ": the address is " + relative_to(a, p, bytes) + " (out of bounds)");
     }
     last = a;
     last_valid = true;
@@ -109,7 +108,8 @@ void memcheck_shared_alignment(Thread* t, const void* addr, std::size_t bytes, b
 
 namespace {
 
-struct sigaction previous_segv {}, previous_bus {};
+struct sigaction previous_segv {
+}, previous_bus{};
 thread_local bool alt_stack_set = false;
 
 void fault_handler(int sig, siginfo_t* info, void* context) {

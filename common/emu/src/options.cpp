@@ -99,17 +99,34 @@ const Known kOptions[] = {
      [](Options& o, const char* var, const char* v) {
        o.resident = unsigned(parse_unsigned(var, v, 1, 1u << 20, "a whole number of block slots from 1 to 1048576"));
      }},
-    {"SCANLAB_EMU_INTERLEAVE", [](Options& o, const char* var, const char* v) { o.interleave = parse_flag(var, v); }},
-    {"SCANLAB_EMU_RACECHECK", [](Options& o, const char* var, const char* v) { o.racecheck = parse_flag(var, v); }},
-    {"SCANLAB_EMU_MEMCHECK", [](Options& o, const char* var, const char* v) { o.memcheck = parse_flag(var, v); }},
-    {"SCANLAB_EMU_BANKS", [](Options& o, const char* var, const char* v) { o.banks = parse_flag(var, v); }},
+    {"SCANLAB_EMU_INTERLEAVE",
+     [](Options& o, const char* var, const char* v) {
+       o.interleave = parse_flag(var, v);
+     }},
+    {"SCANLAB_EMU_RACECHECK",
+     [](Options& o, const char* var, const char* v) {
+       o.racecheck = parse_flag(var, v);
+     }},
+    {"SCANLAB_EMU_MEMCHECK",
+     [](Options& o, const char* var, const char* v) {
+       o.memcheck = parse_flag(var, v);
+     }},
+    {"SCANLAB_EMU_BANKS",
+     [](Options& o, const char* var, const char* v) {
+       o.banks = parse_flag(var, v);
+     }},
     {"SCANLAB_EMU_COMPARE_ORDERS",
-     [](Options& o, const char* var, const char* v) { o.compare_orders = parse_flag(var, v); }},
+     [](Options& o, const char* var, const char* v) {
+       o.compare_orders = parse_flag(var, v);
+     }},
     {"SCANLAB_EMU_WATCHDOG",
-     [](Options& o, const char* var, const char* v) { o.watchdog_seconds = parse_seconds(var, v); }},
+     [](Options& o, const char* var, const char* v) {
+       o.watchdog_seconds = parse_seconds(var, v);
+     }},
     {"SCANLAB_EMU_STACK",
      [](Options& o, const char* var, const char* v) {
-       o.stack_bytes = parse_unsigned(var, v, 16 * 1024, std::uint64_t{1} << 30, "a stack size from 16384 to 2^30 bytes");
+       o.stack_bytes =
+           parse_unsigned(var, v, 16 * 1024, std::uint64_t{1} << 30, "a stack size from 16384 to 2^30 bytes");
      }},
     {"SCANLAB_EMU_DEVICE_MEMORY",
      [](Options& o, const char* var, const char* v) {
@@ -122,8 +139,8 @@ const Known kOptions[] = {
          unit = suffix == 'K' ? 1ull << 10 : suffix == 'M' ? 1ull << 20 : suffix == 'G' ? 1ull << 30 : 1;
          if (unit != 1) digits.pop_back();
        }
-       const std::uint64_t count = parse_unsigned(var, digits.empty() ? v : digits.c_str(), 1, std::uint64_t{1} << 48,
-                                                  expected);
+       const std::uint64_t count =
+           parse_unsigned(var, digits.empty() ? v : digits.c_str(), 1, std::uint64_t{1} << 48, expected);
        if (count > (std::uint64_t{1} << 48) / unit || count * unit < (1u << 20)) bad_option(var, v, expected);
        o.device_memory = count * unit;
      }},

@@ -25,12 +25,12 @@ std::size_t max_dynamic_optin = 0;        // the largest cudaFuncAttributeMaxDyn
 struct Allocation {
   std::size_t bytes;
   std::size_t id;
-  void* mapping;              // the pages holding it, with a guard page before and after them
+  void* mapping;  // the pages holding it, with a guard page before and after them
   std::size_t mapping_bytes;
 };
 std::map<const char*, Allocation> allocations;  // device allocations by start address
 std::size_t allocation_count = 0;
-std::size_t allocated_bytes = 0;                 // the sum of the live allocations' sizes
+std::size_t allocated_bytes = 0;  // the sum of the live allocations' sizes
 
 cudaError_t set_error(cudaError_t e) {
   if (e != cudaSuccess) last_error = e;
@@ -203,9 +203,10 @@ void run_under_each_order(Launch& L) {
           ++count;
         }
       if (count) {
-        const std::string msg = std::string("kernel `") + L.kernel + "`: outputs differ between thread orders forward and " + std::string(to_string(order)) +
-                      ": allocation #" + std::to_string(a.id) + ", first at byte " + std::to_string(first) + " (" +
-                      std::to_string(count) + " bytes differ): the kernel has a race";
+        const std::string msg = std::string("kernel `") + L.kernel +
+                                "`: outputs differ between thread orders forward and " + std::string(to_string(order)) +
+                                ": allocation #" + std::to_string(a.id) + ", first at byte " + std::to_string(first) +
+                                " (" + std::to_string(count) + " bytes differ): the kernel has a race";
         report_misuse(msg);
         std::fprintf(stderr, "scanlab emulator: %s\n  %s\n", msg.c_str(), describe_options().c_str());
         break;
@@ -218,8 +219,8 @@ void run_under_each_order(Launch& L) {
 
 }  // namespace
 
-void launch_erased(const LaunchConfig& config, const char* kernel, const char* file, int line,
-                   KernelBody body, void* context) {
+void launch_erased(const LaunchConfig& config, const char* kernel, const char* file, int line, KernelBody body,
+                   void* context) {
   if (running) {
     in_kernel_error("a kernel launch (dynamic parallelism)");
     return;
@@ -228,8 +229,9 @@ void launch_erased(const LaunchConfig& config, const char* kernel, const char* f
   const dim3 g = config.grid, b = config.block;
   const unsigned long long threads = 1ull * b.x * b.y * b.z;
   if (g.x == 0 || g.y == 0 || g.z == 0 || b.x == 0 || b.y == 0 || b.z == 0 || b.x > unsigned(p.maxThreadsDim[0]) ||
-      b.y > unsigned(p.maxThreadsDim[1]) || b.z > unsigned(p.maxThreadsDim[2]) || threads > unsigned(p.maxThreadsPerBlock) ||
-      g.x > unsigned(p.maxGridSize[0]) || g.y > unsigned(p.maxGridSize[1]) || g.z > unsigned(p.maxGridSize[2])) {
+      b.y > unsigned(p.maxThreadsDim[1]) || b.z > unsigned(p.maxThreadsDim[2]) ||
+      threads > unsigned(p.maxThreadsPerBlock) || g.x > unsigned(p.maxGridSize[0]) ||
+      g.y > unsigned(p.maxGridSize[1]) || g.z > unsigned(p.maxGridSize[2])) {
     // What the CUDA 13 runtime returns for every one of these (measured on an H200 with
     // tests/emu/runtime_api_test.cu; older runtimes said cudaErrorInvalidConfiguration).
     set_error(cudaErrorInvalidValue);
@@ -258,10 +260,8 @@ void launch_erased(const LaunchConfig& config, const char* kernel, const char* f
   L.dynamic_bytes = config.shared_bytes;
   L.shared_limit = limit;
   current_launch = &L;
-  if (options().compare_orders)
-    run_under_each_order(L);
-  else
-    run_launch(L);
+  if (options().compare_orders) run_under_each_order(L);
+  else run_launch(L);
   current_launch = nullptr;
   if (L.aborted) {
     pending_error = L.error;
@@ -271,7 +271,8 @@ void launch_erased(const LaunchConfig& config, const char* kernel, const char* f
 
 cudaError_t func_set_attribute(const void*, cudaFuncAttribute attr, int value) {
   if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-    if (value < 0 || std::size_t(value) > modelled_device().sharedMemPerBlockOptin) return set_error(cudaErrorInvalidValue);
+    if (value < 0 || std::size_t(value) > modelled_device().sharedMemPerBlockOptin)
+      return set_error(cudaErrorInvalidValue);
     max_dynamic_optin = std::max(max_dynamic_optin, std::size_t(value));
     return cudaSuccess;
   }
@@ -281,7 +282,8 @@ cudaError_t func_set_attribute(const void*, cudaFuncAttribute attr, int value) {
 
 cudaError_t occupancy_max_active_blocks(int* blocks, const void*, int block_size, std::size_t dynamic_smem) {
   if (!blocks || block_size <= 0 || block_size > 1024) return set_error(cudaErrorInvalidValue);
-  *blocks = int(default_resident_blocks(unsigned(block_size), dynamic_smem) / unsigned(modelled_device().multiProcessorCount));
+  *blocks = int(default_resident_blocks(unsigned(block_size), dynamic_smem) /
+                unsigned(modelled_device().multiProcessorCount));
   return cudaSuccess;
 }
 
@@ -291,7 +293,8 @@ using namespace scanlab_emu::detail;
 
 const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
-#define SCANLAB_EMU_NAME(x) case x: return #x;
+#define SCANLAB_EMU_NAME(x) \
+  case x: return #x;
     SCANLAB_EMU_NAME(cudaSuccess)
     SCANLAB_EMU_NAME(cudaErrorInvalidValue)
     SCANLAB_EMU_NAME(cudaErrorMemoryAllocation)
@@ -420,11 +423,12 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   // all, gets cudaErrorMemoryAllocation (as on a GPU) and a message, before the OS runs out of memory.
   const std::size_t total = modelled_device().totalGlobalMem;
   if (bytes > total || allocated_bytes > total - bytes) {
-    std::fprintf(stderr,
-                 "scanlab emulator: cudaMalloc of %zu bytes fails with cudaErrorMemoryAllocation: %zu bytes in %zu "
-                 "allocation%s are in use and the emulated device has %zu bytes (%s)\n",
-                 bytes, allocated_bytes, allocations.size(), allocations.size() == 1 ? "" : "s", total,
-                 scanlab_emu::options().device_memory ? "--device-memory" : "half this machine's RAM; --device-memory sets it");
+    std::fprintf(
+        stderr,
+        "scanlab emulator: cudaMalloc of %zu bytes fails with cudaErrorMemoryAllocation: %zu bytes in %zu "
+        "allocation%s are in use and the emulated device has %zu bytes (%s)\n",
+        bytes, allocated_bytes, allocations.size(), allocations.size() == 1 ? "" : "s", total,
+        scanlab_emu::options().device_memory ? "--device-memory" : "half this machine's RAM; --device-memory sets it");
     return set_error(cudaErrorMemoryAllocation);
   }
   // Each allocation gets its own pages, placed so that it ends (256-byte aligned) just before an
@@ -434,8 +438,8 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
   const std::size_t page = std::size_t(sysconf(_SC_PAGESIZE));
   const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 255) / 256 * 256;
   const std::size_t data_pages = (rounded + page - 1) / page * page;
-  void* m = mmap(nullptr, data_pages + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void* m =
+      mmap(nullptr, data_pages + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return set_error(cudaErrorMemoryAllocation);
   char* guard = static_cast<char*>(m) + page + data_pages;
   if (mprotect(m, page, PROT_NONE) != 0 || mprotect(guard, page, PROT_NONE) != 0) {
@@ -500,7 +504,9 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   std::memset(ptr, value, bytes);
   return cudaSuccess;
 }
-cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t) { return cudaMemset(ptr, value, bytes); }
+cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t) {
+  return cudaMemset(ptr, value, bytes);
+}
 
 cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int) {

@@ -28,7 +28,7 @@ bool observe_loads = false;
 
 namespace {
 
-constexpr unsigned kSpinPolls = 4;                     // polls of one address before yielding
+constexpr unsigned kSpinPolls = 4;  // polls of one address before yielding
 // A poll loop that also stores (a counter, a heartbeat) never spins kSpinPolls times in a row: its
 // thread still yields after this many polls, so that the rest of its block moves too.
 constexpr unsigned kPollsPerYield = 64;
@@ -38,9 +38,9 @@ constexpr unsigned kPollsPerYield = 64;
 constexpr unsigned kSpunPassesPerTurn = 16;
 
 namespace fctx = boost::context::detail;
-fctx::fcontext_t scheduler_context = nullptr;          // the scheduler, while a fiber runs
-std::vector<Thread*> idle_threads;                     // the worker pool, reused across blocks
-std::atomic<std::uint64_t> progress_ticks{0};          // read by the watchdog thread
+fctx::fcontext_t scheduler_context = nullptr;  // the scheduler, while a fiber runs
+std::vector<Thread*> idle_threads;             // the worker pool, reused across blocks
+std::atomic<std::uint64_t> progress_ticks{0};  // read by the watchdog thread
 std::atomic<bool> launch_in_flight{false};
 std::string last_report;
 
@@ -59,18 +59,14 @@ void run_thread_body(Thread* t);
 // With adopt's `ret` popping it, the return predictions stay paired: all fibers suspend at the same
 // call sites, so the predicted return addresses are right.
 fctx::transfer_t adopt(fctx::transfer_t from) {
-  if (auto* t = static_cast<Thread*>(from.data))
-    t->context = from.fctx;
-  else
-    scheduler_context = from.fctx;
+  if (auto* t = static_cast<Thread*>(from.data)) t->context = from.fctx;
+  else scheduler_context = from.fctx;
   return from;
 }
 
 // `me` (null: the scheduler) hands the OS thread to `to` (null: the scheduler) and returns when
 // someone switches back to it.
-void switch_to(Thread* me, Thread* to) {
-  fctx::ontop_fcontext(to ? to->context : scheduler_context, me, &adopt);
-}
+void switch_to(Thread* me, Thread* to) { fctx::ontop_fcontext(to ? to->context : scheduler_context, me, &adopt); }
 
 void enter(Thread* t) {
   running = t;
@@ -398,9 +394,7 @@ void order_threads(Launch& L, Block& b, bool first_pass) {
       if (first_pass)
         for (unsigned i = 0; i < n; ++i) b.order[i] = b.threads[n - 1 - i];
       break;
-    case ThreadOrder::random:
-      std::shuffle(b.order.begin(), b.order.end(), L.rng);
-      break;
+    case ThreadOrder::random: std::shuffle(b.order.begin(), b.order.end(), L.rng); break;
   }
 }
 
@@ -420,15 +414,16 @@ std::string describe_waits(const Block& b) {
     if (!w.arrived) continue;
     const Thread* first = b.threads[std::size_t(warp) * 32 + __builtin_ctz(w.arrived)];
     char buf[160];
-    std::snprintf(buf, sizeof buf, "      warp %u: lanes 0x%08x wait at a warp collective with mask 0x%08x; live lanes 0x%08x\n",
-                  warp, w.arrived, first->mask, w.live);
+    std::snprintf(buf, sizeof buf,
+                  "      warp %u: lanes 0x%08x wait at a warp collective with mask 0x%08x; live lanes 0x%08x\n", warp,
+                  w.arrived, first->mask, w.live);
     os << buf;
   }
   os << describe_mbarrier_waits(b);
   for (const Thread* t : b.threads) {
     if (t->wait == Wait::none && t->spinning) {
-      os << "      thread " << dim_string(t->builtins.thread_idx) << " polls " << describe_address(const_cast<const void*>(t->poll_addr))
-         << "\n";
+      os << "      thread " << dim_string(t->builtins.thread_idx) << " polls "
+         << describe_address(const_cast<const void*>(t->poll_addr)) << "\n";
     }
   }
   return os.str();
@@ -471,7 +466,8 @@ Outcome run_block(Launch& L, Block& b, bool one_pass) {
     if (!resumed) {
       record_failure(cudaErrorLaunchFailure,
                      "deadlock inside a block: its threads wait for each other forever (a barrier, warp collective or "
-                     "cuda::barrier phase that not every thread it waits for reaches):\n" + describe_waits(b));
+                     "cuda::barrier phase that not every thread it waits for reaches):\n" +
+                         describe_waits(b));
       return Outcome::aborted;
     }
     if (!progressed && store_epoch == epoch0) return Outcome::stalled;
@@ -492,7 +488,8 @@ std::string block_list(const std::vector<std::uint64_t>& ids, const dim3& g) {
       os << " ... (" << ids.size() << " in all)";
       break;
     }
-    os << " " << dim_string(uint3{unsigned(id % g.x), unsigned((id / g.x) % g.y), unsigned(id / (std::uint64_t(g.x) * g.y))});
+    os << " "
+       << dim_string(uint3{unsigned(id % g.x), unsigned((id / g.x) % g.y), unsigned(id / (std::uint64_t(g.x) * g.y))});
   }
   return os.str();
 }
@@ -566,9 +563,10 @@ dim3 grid_dim() { return builtins("gridDim").grid_dim; }
 // small frame there keeps the emulator's working set in cache.
 __attribute__((noinline, cold)) void check_same_barrier(const Thread& t, const Block& b, const void* site) {
   if (symbolize(site) == symbolize(b.barrier_site)) return;
-  const std::string msg = "barrier divergence: thread " + dim_string(t.builtins.thread_idx) + " waits at __syncthreads at " +
-                          symbolize(site) + " while other threads of block " + dim_string(b.idx) + " wait at " +
-                          symbolize(b.barrier_site) + " (CUDA requires every thread of the block at the same barrier)";
+  const std::string msg = "barrier divergence: thread " + dim_string(t.builtins.thread_idx) +
+                          " waits at __syncthreads at " + symbolize(site) + " while other threads of block " +
+                          dim_string(b.idx) + " wait at " + symbolize(b.barrier_site) +
+                          " (CUDA requires every thread of the block at the same barrier)";
   report_misuse(msg);
   fail_launch(cudaErrorLaunchFailure, msg);
 }
@@ -627,20 +625,21 @@ __attribute__((noinline)) int sync_block_or(int p) {
   return t->block->barrier_result;
 }
 
-std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
-                              const void* site) {
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width, const void* site) {
   Thread* t = running;
   if (!t) outside_kernel("a warp intrinsic");
   const unsigned bit = 1u << t->lane;
   if (!(mask & bit)) {
     char buf[200];
-    std::snprintf(buf, sizeof buf, "thread %s (lane %u) called a warp collective with mask 0x%08x, which does not include it, at ",
+    std::snprintf(buf, sizeof buf,
+                  "thread %s (lane %u) called a warp collective with mask 0x%08x, which does not include it, at ",
                   dim_string(t->builtins.thread_idx).c_str(), t->lane, mask);
     report_misuse(buf + symbolize(site));
     fail_launch(cudaErrorLaunchFailure, buf + symbolize(site));
   }
   if (width < 1 || width > 32 || (width & (width - 1))) {
-    fail_launch(cudaErrorLaunchFailure, "a shuffle's width must be a power of two from 1 to 32, got " + std::to_string(width));
+    fail_launch(cudaErrorLaunchFailure,
+                "a shuffle's width must be a power of two from 1 to 32, got " + std::to_string(width));
   }
   t->op = op;
   t->mask = mask;
@@ -725,10 +724,10 @@ void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, 
   if (align == 0) align = 1;
   std::size_t offset = (L.dynamic_bytes + b.shared_used + align - 1) / align * align;
   if (offset + bytes > L.shared_limit) {
-    fail_launch(cudaErrorInvalidValue,
-                "shared memory exceeds the block's limit: `" + std::string(name) + "` needs " + std::to_string(bytes) +
-                    " bytes at offset " + std::to_string(offset) + ", limit " + std::to_string(L.shared_limit) +
-                    " bytes (dynamic " + std::to_string(L.dynamic_bytes) + ")");
+    fail_launch(cudaErrorInvalidValue, "shared memory exceeds the block's limit: `" + std::string(name) + "` needs " +
+                                           std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                                           ", limit " + std::to_string(L.shared_limit) + " bytes (dynamic " +
+                                           std::to_string(L.dynamic_bytes) + ")");
   }
   char* p = b.shared + offset;
   std::memset(p, 0xCD, bytes);
@@ -845,7 +844,8 @@ void run_launch(Launch& L) {
       for (Block* b : active) os << describe_waits(*b);
       std::vector<std::uint64_t> never;
       for (std::uint64_t k = next; k < L.blocks_total; ++k) never.push_back(dispatch(k));
-      if (!never.empty()) os << "  never made resident (" << never.size() << " blocks):" << block_list(never, g) << "\n";
+      if (!never.empty())
+        os << "  never made resident (" << never.size() << " blocks):" << block_list(never, g) << "\n";
       record_failure(cudaErrorLaunchTimeout, os.str());
       break;
     }

@@ -38,10 +38,10 @@ bool stale_patched = false;
 namespace {
 
 struct Version {
-  std::uint64_t seq;      // commit number (0: the value before this launch's first commit)
+  std::uint64_t seq;  // commit number (0: the value before this launch's first commit)
   std::uint32_t value;
-  const void* pc;         // the store that committed it
-  std::uint64_t block;    // its block's linear id
+  const void* pc;       // the store that committed it
+  std::uint64_t block;  // its block's linear id
 };
 constexpr std::size_t kVersionsKept = 8;  // older values drop out; reading a newer one is always allowed
 constexpr std::uint64_t kNoBlock = ~std::uint64_t(0);
@@ -98,7 +98,9 @@ struct StaleRecord {
 std::map<StaleKey, StaleRecord> stale_reads;
 
 const Version& at(const std::vector<Version>& v, std::uint64_t seq) {
-  auto it = std::upper_bound(v.begin(), v.end(), seq, [](std::uint64_t s, const Version& x) { return s < x.seq; });
+  auto it = std::upper_bound(v.begin(), v.end(), seq, [](std::uint64_t s, const Version& x) {
+    return s < x.seq;
+  });
   return it == v.begin() ? v.front() : *(it - 1);
 }
 
@@ -258,9 +260,8 @@ void stale_launch_finished(const Launch& L) {
       std::fprintf(stderr, "weak memory: ... (%zu load/store pairs in all)\n", stale_reads.size());
       break;
     }
-    std::string text = "the plain load at " + symbolize(key.load_pc) +
-                       " (block " + coords(r.block) + ", thread " + coords(r.thread) + ") returned an older value of " +
-                       describe_address(r.addr);
+    std::string text = "the plain load at " + symbolize(key.load_pc) + " (block " + coords(r.block) + ", thread " +
+                       coords(r.thread) + ") returned an older value of " + describe_address(r.addr);
     char values[80];
     std::snprintf(values, sizeof values, " (0x%08" PRIx32 " instead of 0x%08" PRIx32 ")", r.returned, r.newest);
     text += values;
@@ -270,8 +271,7 @@ void stale_launch_finished(const Launch& L) {
     if (key.flag_pc)
       text += ", after its thread's volatile or atomic load at " + symbolize(key.flag_pc) +
               " with no __threadfence() or acquire between the two loads";
-    else
-      text += "; no __threadfence() or acquire of its block ordered the load after that store";
+    else text += "; no __threadfence() or acquire of its block ordered the load after that store";
     text += " (" + std::to_string(r.count) + (r.count == 1 ? " time)" : " times)");
     std::fprintf(stderr, "weak memory: kernel `%s`: %s\n", L.kernel, text.c_str());
     // Also among the launch's findings (they name the kernel), which a grading runner reports.

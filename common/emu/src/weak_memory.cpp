@@ -24,17 +24,17 @@ namespace {
 struct PendingStore {
   char* addr;
   std::uint8_t bytes;
-  unsigned thread;                 // linear thread index in its block
-  std::uint64_t block;             // linear id of its block (blocks end; ids stay unique)
-  const void* pc;                  // the store instruction, for reports
-  unsigned char old_bytes[16];     // memory before the store (refreshed whenever it is redone)
-  unsigned char new_bytes[16];     // captured when the block is switched out
+  unsigned thread;              // linear thread index in its block
+  std::uint64_t block;          // linear id of its block (blocks end; ids stay unique)
+  const void* pc;               // the store instruction, for reports
+  unsigned char old_bytes[16];  // memory before the store (refreshed whenever it is redone)
+  unsigned char new_bytes[16];  // captured when the block is switched out
 };
 
 constexpr std::size_t kMaxPendingPerBlock = 4096;  // older stores drain in order beyond this
 
 std::unordered_map<const Block*, std::vector<PendingStore>> pending;  // applied only while running
-std::vector<PendingStore> draining;     // stores of blocks that ended, not yet visible
+std::vector<PendingStore> draining;                                   // stores of blocks that ended, not yet visible
 std::mt19937_64 coin;
 
 void bump_epoch() { __atomic_store_n(&store_epoch, store_epoch + 1, __ATOMIC_RELAXED); }
@@ -72,8 +72,8 @@ void commit_running(const std::vector<PendingStore>& list, std::size_t k) {
 // would otherwise land later and undo the newer value. (Runs at every switch of a block: its scratch
 // space is kept from call to call.)
 void commit_some(std::vector<PendingStore>& list, bool& any) {
-  static std::vector<std::uint8_t> fate;       // 0 keep, 1 commit, 2 drop
-  static std::vector<const char*> committed;   // open addressing: addresses with a committed store
+  static std::vector<std::uint8_t> fate;      // 0 keep, 1 commit, 2 drop
+  static std::vector<const char*> committed;  // open addressing: addresses with a committed store
   const std::size_t n = list.size();
   if (n == 0) return;
   fate.assign(n, 0);
@@ -150,7 +150,10 @@ void weak_fence(Thread* t) {
     }
   }
   if (!any) return;
-  list.erase(std::remove_if(list.begin(), list.end(), [&](const PendingStore& p) { return p.thread == t->linear; }),
+  list.erase(std::remove_if(list.begin(), list.end(),
+                            [&](const PendingStore& p) {
+                              return p.thread == t->linear;
+                            }),
              list.end());
   bump_epoch();
 }
@@ -164,7 +167,9 @@ void weak_atomic_begin(Thread* t, const void* addr, std::size_t bytes) {
   auto& list = it->second;
   const char* lo = static_cast<const char*>(addr);
   const char* hi = lo + bytes;
-  auto overlaps = [&](const PendingStore& p) { return p.addr < hi && lo < p.addr + p.bytes; };
+  auto overlaps = [&](const PendingStore& p) {
+    return p.addr < hi && lo < p.addr + p.bytes;
+  };
   bool any = false;
   for (std::size_t k = 0; k < list.size(); ++k) {
     if (overlaps(list[k])) {

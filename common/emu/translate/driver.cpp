@@ -41,8 +41,8 @@ bool read_file(const std::string& path, std::string& out) {
 // renamed over the old one: a compiler never sees a half-written header.
 // `force` writes even unchanged content, to give the file a new modification time; `changed` (if
 // given) tells whether the file was written.
-bool write_if_changed(const std::string& path, const std::string& content, std::ostream& err,
-                      bool force = false, bool* changed = nullptr) {
+bool write_if_changed(const std::string& path, const std::string& content, std::ostream& err, bool force = false,
+                      bool* changed = nullptr) {
   std::string old;
   if (changed) *changed = false;
   if (!force && read_file(path, old) && old == content) return true;
@@ -85,8 +85,8 @@ struct SourceFile {
   std::string path;  // absolute, normalised
   std::string text;
   std::map<std::string, std::string> includes;  // quoted name -> resolved absolute path
-  bool own_rewrites = false;                     // launches or __shared__ to rewrite
-  bool translate = false;                        // gets a translated copy
+  bool own_rewrites = false;                    // launches or __shared__ to rewrite
+  bool translate = false;                       // gets a translated copy
 };
 
 }  // namespace
@@ -107,8 +107,8 @@ std::string translated_header_name(const std::string& absolute_path) {
 int run_translator(const DriverOptions& opt, std::ostream& err) {
   const std::string input = absolute_normal(opt.input);
   const std::string output = absolute_normal(opt.output);
-  const std::string inc_dir = absolute_normal(
-      opt.inc_dir.empty() ? fs::path(output).parent_path() / "inc" : fs::path(opt.inc_dir));
+  const std::string inc_dir =
+      absolute_normal(opt.inc_dir.empty() ? fs::path(output).parent_path() / "inc" : fs::path(opt.inc_dir));
   std::vector<std::string> include_dirs;
   for (const auto& d : opt.include_dirs) include_dirs.push_back(absolute_normal(d));
 
@@ -184,8 +184,7 @@ int run_translator(const DriverOptions& opt, std::ostream& err) {
       return (fs::path(inc_dir) / translated_header_name(target.path)).string();
     };
     const std::string body = translate_source(f.text, topt, diag);
-    const std::string dest =
-        path == input ? output : (fs::path(inc_dir) / translated_header_name(path)).string();
+    const std::string dest = path == input ? output : (fs::path(inc_dir) / translated_header_name(path)).string();
     outputs[dest] = line_directive(path) + body;
   }
   if (!diag.ok()) {
@@ -214,11 +213,10 @@ int run_translator(const DriverOptions& opt, std::ostream& err) {
 }
 
 int translator_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  const char* usage =
-      "usage: scanlab-emu-translate INPUT.cu -o OUTPUT.cpp [--inc-dir DIR] [--depfile FILE]\n"
-      "                             [-I DIR]... [--translate-all-headers]\n"
-      "Rewrites CUDA launches (<<<>>>) and __shared__ declarations so that g++ can compile the\n"
-      "file for the scanlab CPU SIMT emulator; quoted includes are translated too.\n";
+  const char* usage = "usage: scanlab-emu-translate INPUT.cu -o OUTPUT.cpp [--inc-dir DIR] [--depfile FILE]\n"
+                      "                             [-I DIR]... [--translate-all-headers]\n"
+                      "Rewrites CUDA launches (<<<>>>) and __shared__ declarations so that g++ can compile the\n"
+                      "file for the scanlab CPU SIMT emulator; quoted includes are translated too.\n";
   DriverOptions opt;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

@@ -3,6 +3,4 @@
 
 #include "translate.hpp"
 
-int main(int argc, char** argv) {
-  return scanlab::emu::translator_main(argc, argv, std::cout, std::cerr);
-}
+int main(int argc, char** argv) { return scanlab::emu::translator_main(argc, argv, std::cout, std::cerr); }

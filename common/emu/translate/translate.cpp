@@ -16,8 +16,7 @@ void Diagnostics::error(std::string file, int line, int column, std::string mess
 }
 
 void Diagnostics::print(std::ostream& os) const {
-  for (const auto& e : errors)
-    os << e.file << ':' << e.line << ':' << e.column << ": error: " << e.message << '\n';
+  for (const auto& e : errors) os << e.file << ':' << e.line << ':' << e.column << ": error: " << e.message << '\n';
 }
 
 std::string Diagnostics::str() const {
@@ -110,8 +109,7 @@ class Lexer {
         size_t j = i;
         while (j < n && is_ident_char(static_cast<unsigned char>(s_[j]))) ++j;
         const std::string word = s_.substr(i, j - i);
-        if (j < n && s_[j] == '"' && (word == "R" || word == "u8R" || word == "uR" ||
-                                       word == "UR" || word == "LR")) {
+        if (j < n && s_[j] == '"' && (word == "R" || word == "u8R" || word == "uR" || word == "UR" || word == "LR")) {
           t.kind = Kind::Literal;
           t.end = skip_raw_string(j);
         } else if (j < n && (s_[j] == '"' || s_[j] == '\'') &&
@@ -143,9 +141,7 @@ class Lexer {
   const std::string& s_;
 
   char at(size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
-  bool next_is_newline(size_t i) const {
-    return at(i) == '\n' || (at(i) == '\r' && at(i + 1) == '\n');
-  }
+  bool next_is_newline(size_t i) const { return at(i) == '\n' || (at(i) == '\r' && at(i + 1) == '\n'); }
   size_t skip_newline(size_t i) const { return at(i) == '\r' ? i + 2 : i + 1; }
 
   size_t skip_block_comment(size_t i) const {
@@ -284,18 +280,45 @@ struct Edit {
 enum class Scope { Namespace, Class, Function };
 
 size_t count_newlines(const std::string& s, size_t b, size_t e) {
-  return static_cast<size_t>(std::count(s.begin() + static_cast<std::ptrdiff_t>(b),
-                                        s.begin() + static_cast<std::ptrdiff_t>(e), '\n'));
+  return static_cast<size_t>(
+      std::count(s.begin() + static_cast<std::ptrdiff_t>(b), s.begin() + static_cast<std::ptrdiff_t>(e), '\n'));
 }
 
 // Keywords that cannot end the expression in front of `<<<` (so `return (f)<<<...` keeps `return`).
 const std::set<std::string>& expression_stoppers() {
-  static const std::set<std::string> k = {
-      "return", "else",    "do",       "case",      "default",    "throw",      "new",
-      "delete", "co_return", "co_yield", "co_await", "sizeof",   "alignof",    "decltype",
-      "typeid", "noexcept",  "if",      "while",    "for",       "switch",     "goto",
-      "and",    "or",        "not",     "xor",      "bitand",    "bitor",      "compl",
-      "static_cast", "const_cast", "reinterpret_cast", "dynamic_cast", "operator"};
+  static const std::set<std::string> k = {"return",
+                                          "else",
+                                          "do",
+                                          "case",
+                                          "default",
+                                          "throw",
+                                          "new",
+                                          "delete",
+                                          "co_return",
+                                          "co_yield",
+                                          "co_await",
+                                          "sizeof",
+                                          "alignof",
+                                          "decltype",
+                                          "typeid",
+                                          "noexcept",
+                                          "if",
+                                          "while",
+                                          "for",
+                                          "switch",
+                                          "goto",
+                                          "and",
+                                          "or",
+                                          "not",
+                                          "xor",
+                                          "bitand",
+                                          "bitor",
+                                          "compl",
+                                          "static_cast",
+                                          "const_cast",
+                                          "reinterpret_cast",
+                                          "dynamic_cast",
+                                          "operator"};
   return k;
 }
 
@@ -310,8 +333,9 @@ class Translator {
   std::string run() {
     t_ = Lexer(s_).run();
     scan();
-    std::sort(edits_.begin(), edits_.end(),
-              [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+    std::sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) {
+      return a.begin < b.begin;
+    });
     return render(0, s_.size());
   }
 
@@ -336,8 +360,7 @@ class Translator {
   std::string text(size_t i) const { return s_.substr(t_[i].begin, t_[i].end - t_[i].begin); }
   bool is(size_t i, const char* p) const {
     return i < t_.size() && t_[i].kind != Kind::Directive && t_[i].kind != Kind::Literal &&
-           t_[i].end - t_[i].begin == std::strlen(p) &&
-           s_.compare(t_[i].begin, t_[i].end - t_[i].begin, p) == 0;
+           t_[i].end - t_[i].begin == std::strlen(p) && s_.compare(t_[i].begin, t_[i].end - t_[i].begin, p) == 0;
   }
   bool is_ident(size_t i) const { return i < t_.size() && t_[i].kind == Kind::Ident; }
   bool adjacent(size_t a, size_t b) const { return t_[a].end == t_[b].begin; }
@@ -414,7 +437,9 @@ class Translator {
     for (const Edit& ed : edits_) {
       if (ed.begin < pos || ed.end > e) continue;  // before, nested in one already taken, or after
       out.append(s_, pos, ed.begin - pos);
-      out += ed.build([this](size_t x, size_t y) { return render(x, y); });
+      out += ed.build([this](size_t x, size_t y) {
+        return render(x, y);
+      });
       pos = ed.end;
     }
     out.append(s_, pos, e - pos);
@@ -439,8 +464,7 @@ class Translator {
       } else if (is(i, "}")) {
         if (!scopes.empty()) scopes.pop_back();
         head = i + 1;
-      } else if (is(i, "<") && is(i + 1, "<") && is(i + 2, "<") && adjacent(i, i + 1) &&
-                 adjacent(i + 1, i + 2)) {
+      } else if (is(i, "<") && is(i + 1, "<") && is(i + 2, "<") && adjacent(i, i + 1) && adjacent(i + 1, i + 2)) {
         if (i > 0 && is(i - 1, "operator")) {  // operator<< <T>
           i += 1;
           continue;
@@ -479,7 +503,9 @@ class Translator {
     const auto repl = opt_.rewrite_include(name);
     if (!repl) return;
     std::string r = *repl;
-    edits_.push_back({tk.name_begin, tk.name_end, [r](const auto&) { return r; }});
+    edits_.push_back({tk.name_begin, tk.name_end, [r](const auto&) {
+                        return r;
+                      }});
   }
 
   // ---- kernel launches ----
@@ -559,8 +585,7 @@ class Translator {
     }
     const size_t open = gt + 3;
     if (open >= t_.size() || !is(open, "(")) {
-      error_at(open < t_.size() ? t_[open].begin : t_[gt].begin,
-               "expected '(' with the kernel arguments after '>>>'");
+      error_at(open < t_.size() ? t_[open].begin : t_[gt].begin, "expected '(' with the kernel arguments after '>>>'");
       return;
     }
     const size_t close = match_forward(open);
@@ -683,10 +708,8 @@ class Translator {
       }
       type_toks.push_back(j);
     }
-    if (type_toks.size() < 2 || !is_ident(type_toks.back()))
-      return fail(j, "expected a type and a variable name");
-    if (j < semi && (is(j, "=") || is(j, "{")))
-      return fail(j, "__shared__ variables cannot have an initializer");
+    if (type_toks.size() < 2 || !is_ident(type_toks.back())) return fail(j, "expected a type and a variable name");
+    if (j < semi && (is(j, "=") || is(j, "{"))) return fail(j, "__shared__ variables cannot have an initializer");
 
     const size_t name0 = type_toks.back();
     type_toks.pop_back();
@@ -717,8 +740,7 @@ class Translator {
         d.dims += "[" + join_range(j + 1, m) + "]";
         j = m + 1;
       }
-      if (j < semi && (is(j, "=") || is(j, "{")))
-        return fail(j, "__shared__ variables cannot have an initializer");
+      if (j < semi && (is(j, "=") || is(j, "{"))) return fail(j, "__shared__ variables cannot have an initializer");
       if (j < semi && !is(j, ",")) return fail(j, "unexpected '" + text(j) + "'");
       d.seg_end = j < semi ? t_[j].begin : t_[semi].end;
       decls.push_back(d);
@@ -741,18 +763,16 @@ class Translator {
       const Declarator& e = decls[0];
       const std::string al = align_expr("alignof(" + e.type + ")", align);
       if (scope == Scope::Namespace) {
-        out = "static ::scanlab_emu::DynamicShared<" + e.type + "> " + e.name + "(\"" + e.name +
-              "\", " + al + ");";
+        out = "static ::scanlab_emu::DynamicShared<" + e.type + "> " + e.name + "(\"" + e.name + "\", " + al + ");";
       } else {
-        out = e.type + "* const " + e.name + " = static_cast<" + e.type +
-              "*>(::scanlab_emu::dynamic_shared(" + al + ", \"" + e.name + "\"));";
+        out = e.type + "* const " + e.name + " = static_cast<" + e.type + "*>(::scanlab_emu::dynamic_shared(" + al +
+              ", \"" + e.name + "\"));";
       }
       out += std::string(count_newlines(s_, span_b, span_e), '\n');
     } else {
       if (scope == Scope::Namespace) {
-        error_at(shared_pos,
-                 "__shared__ variables at namespace scope are not supported by the emulator; "
-                 "declare it inside the kernel");
+        error_at(shared_pos, "__shared__ variables at namespace scope are not supported by the emulator; "
+                             "declare it inside the kernel");
         return semi;
       }
       for (size_t x = 0; x < decls.size(); ++x) {
@@ -761,14 +781,16 @@ class Translator {
         const std::string key = "scanlab_shared_key_" + std::to_string(l) + "_" + std::to_string(c) + "_";
         const std::string td = e.type + " " + e.dims;
         if (x > 0 && out.back() != '\n') out += ' ';
-        out += "static char " + key + "; auto& " + e.name + " = *static_cast<" + e.type + "(*)" +
-               e.dims + ">(::scanlab_emu::static_shared(&" + key + ", sizeof(" + td + "), " +
+        out += "static char " + key + "; auto& " + e.name + " = *static_cast<" + e.type + "(*)" + e.dims +
+               ">(::scanlab_emu::static_shared(&" + key + ", sizeof(" + td + "), " +
                align_expr("alignof(" + td + ")", align) + ", \"" + e.name + "\"));";
         const size_t seg_e = x + 1 < decls.size() ? decls[x + 1].seg_begin : span_e;
         out += std::string(count_newlines(s_, e.seg_begin, seg_e), '\n');
       }
     }
-    edits_.push_back({span_b, span_e, [out](const auto&) { return out; }});
+    edits_.push_back({span_b, span_e, [out](const auto&) {
+                        return out;
+                      }});
     return semi;
   }
 
@@ -780,8 +802,7 @@ class Translator {
 
 }  // namespace
 
-std::string translate_source(const std::string& text, const TranslateOptions& options,
-                             Diagnostics& diag) {
+std::string translate_source(const std::string& text, const TranslateOptions& options, Diagnostics& diag) {
   return Translator(text, options, diag).run();
 }
 

@@ -49,8 +49,7 @@ struct TranslateOptions {
 
 // Translates one file's text (no #line header is added; see translate_file_text). Errors go into
 // `diag`; the returned text is meaningful only when no error was added.
-std::string translate_source(const std::string& text, const TranslateOptions& options,
-                             Diagnostics& diag);
+std::string translate_source(const std::string& text, const TranslateOptions& options, Diagnostics& diag);
 
 // The quoted include names of a text, in order (directives inside comments/strings are not seen).
 std::vector<std::string> find_quoted_includes(const std::string& text);

@@ -49,9 +49,7 @@ inline constexpr int kVecItems = (sizeof(T) <= 16 && 16 % sizeof(T) == 0) ? stat
 template <class T, int ITEMS>
 inline constexpr bool kCanVectorize = kVecItems<T> > 0 && ITEMS % kVecItems<T> == 0;
 
-__device__ __forceinline__ bool aligned16(const void* p) {
-  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
-}
+__device__ __forceinline__ bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
 // Padded shared-memory slot of tile element i.
 __device__ __forceinline__ int padded_slot(int i) { return i + i / 32; }
@@ -117,8 +115,7 @@ __device__ __forceinline__ void load_blocked_direct(const T* tile, T (&items)[IT
 // Partial tile: items at tile positions >= valid get `fill` (the operator's identity, so that they
 // change no prefix).
 template <int ITEMS_PER_THREAD, class T>
-__device__ __forceinline__ void load_blocked_direct(const T* tile, T (&items)[ITEMS_PER_THREAD], int valid,
-                                                    T fill) {
+__device__ __forceinline__ void load_blocked_direct(const T* tile, T (&items)[ITEMS_PER_THREAD], int valid, T fill) {
   const int first = static_cast<int>(threadIdx.x) * ITEMS_PER_THREAD;
 #pragma unroll
   for (int i = 0; i < ITEMS_PER_THREAD; ++i) items[i] = first + i < valid ? tile[first + i] : fill;

@@ -206,7 +206,7 @@ class BlockScan {
   template <bool PREFIXED, class Op, class PrefixCallback>
   __device__ T scan_thread_totals(T thread_total, Op op, T& block_aggregate, PrefixCallback* prefix_callback) {
     const T inclusive = warp_inclusive_scan(thread_total, op);  // step 2
-    const T lane_below = warp_shuffle_up(inclusive, 1u);       // the lane prefix (not in lane 0)
+    const T lane_below = warp_shuffle_up(inclusive, 1u);        // the lane prefix (not in lane 0)
     bool has_left;
     const T left = scan_warp_totals<PREFIXED>(inclusive, op, block_aggregate, prefix_callback, has_left);
     // Lane 0's lane prefix is the identity, and so is `left` where there is nothing to its left:

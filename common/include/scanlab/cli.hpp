@@ -30,11 +30,11 @@
 namespace scanlab {
 
 struct CommonOptions {
-  std::uint64_t n = 0;       // elements to scan
-  std::uint64_t seed = 1;    // seed of the random input
-  int repeat = 1;            // timed repetitions
-  bool quiet = false;        // print only errors and the summary
-  std::string json;          // also write results as JSON here (empty: do not)
+  std::uint64_t n = 0;     // elements to scan
+  std::uint64_t seed = 1;  // seed of the random input
+  int repeat = 1;          // timed repetitions
+  bool quiet = false;      // print only errors and the summary
+  std::string json;        // also write results as JSON here (empty: do not)
 };
 
 namespace detail {
@@ -45,8 +45,7 @@ inline bool mul_overflows(std::uint64_t a, std::uint64_t b, std::uint64_t& out) 
 }
 
 // Reads the decimal digits at text[pos...]; false if there are none. Throws on overflow.
-inline bool read_decimal(const std::string& text, std::size_t& pos, std::uint64_t& value,
-                         const std::string& whole) {
+inline bool read_decimal(const std::string& text, std::size_t& pos, std::uint64_t& value, const std::string& whole) {
   const std::size_t start = pos;
   value = 0;
   while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9') {
@@ -131,9 +130,7 @@ inline void add_common_options(CLI::App& app, CommonOptions& opt, std::uint64_t 
       ->capture_default_str();
   app.add_option("--seed", opt.seed, "seed of the random input (the same seed gives the same input)")
       ->capture_default_str();
-  app.add_option("-r,--repeat", opt.repeat, "timed repetitions")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("-r,--repeat", opt.repeat, "timed repetitions")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_flag("-q,--quiet", opt.quiet, "print only errors and the summary");
   app.add_option("--json", opt.json, "also write the results as JSON to this file");
 }
@@ -196,8 +193,10 @@ T option_value_as(const std::string& option, double value) {
     const double lo = static_cast<double>(std::numeric_limits<T>::min());
     const double hi = static_cast<double>(std::numeric_limits<T>::max());
     if (!(value >= lo && value <= hi) || std::trunc(value) != value) {
-      throw UsageError(option + " " + detail::number_text(value) + " does not fit the element type: expected a "
-                       "whole number from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
+      throw UsageError(option + " " + detail::number_text(value) +
+                       " does not fit the element type: expected a "
+                       "whole number from " +
+                       std::to_string(std::numeric_limits<T>::min()) + " to " +
                        std::to_string(std::numeric_limits<T>::max()));
     }
   } else if (std::isfinite(value) && std::fabs(value) > static_cast<double>(std::numeric_limits<T>::max())) {
@@ -215,14 +214,16 @@ namespace detail {
 inline std::string check_number_text(const std::string& type, std::string& text) {
   const std::string value = "value '" + text + "'";
   try {
-    if (type == "UINT" && text.size() > 1 && text[0] == '-' && text.find_first_not_of("0123456789", 1) == std::string::npos) {
+    if (type == "UINT" && text.size() > 1 && text[0] == '-' &&
+        text.find_first_not_of("0123456789", 1) == std::string::npos) {
       return value + " is negative: expected a whole number, 0 or more";
     }
     if (type == "UINT") text = std::to_string(parse_whole_number<std::uint64_t>(text, "value"));
     else if (type == "INT") text = std::to_string(parse_whole_number<std::int64_t>(text, "value"));
     else {
       bool plain = !text.empty();  // digits, sign, point, exponent: no "nan", "inf" or "0x1p3"
-      for (const char c : text) plain = plain && ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E');
+      for (const char c : text)
+        plain = plain && ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E');
       char* end = nullptr;
       const double v = plain ? std::strtod(text.c_str(), &end) : 0.0;
       if (!plain || *end != '\0') return "value '" + text + "' is not a number";
@@ -262,11 +263,17 @@ inline void add_number_checks(CLI::App& app) {
       const std::string description = v->get_description();
       added = added || v->get_name() == kName;
       if (description == "POSITIVE" || description == "NONNEGATIVE") {
-        v->operation([description](std::string& text) { return check_sign(description, text); });
+        v->operation([description](std::string& text) {
+          return check_sign(description, text);
+        });
       }
     }
     if (!added) {
-      option->transform(CLI::Validator([type](std::string& text) { return check_number_text(type, text); }, "", kName));
+      option->transform(CLI::Validator(
+          [type](std::string& text) {
+            return check_number_text(type, text);
+          },
+          "", kName));
     }
   }
 }
@@ -302,8 +309,7 @@ constexpr int kCliContinue = -1;
 
 // Parses the command line without ever exiting: returns kCliContinue when the program should go
 // on, 0 after printing the help (to `out`), 2 after printing the usage error (to `err`).
-inline int parse_cli(CLI::App& app, int argc, const char* const* argv, std::ostream& out,
-                     std::ostream& err) {
+inline int parse_cli(CLI::App& app, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   detail::add_number_checks(app);
   try {
     app.parse(argc, argv);

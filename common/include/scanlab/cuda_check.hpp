@@ -23,10 +23,9 @@ class CudaError : public std::runtime_error {
 };
 
 namespace detail {
-[[noreturn]] inline void throw_cuda_error(cudaError_t code, const char* expr, const char* file,
-                                          int line) {
-  std::string text = std::string(file) + ":" + std::to_string(line) + ": " +
-                     cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ") in `" + expr + "`";
+[[noreturn]] inline void throw_cuda_error(cudaError_t code, const char* expr, const char* file, int line) {
+  std::string text = std::string(file) + ":" + std::to_string(line) + ": " + cudaGetErrorName(code) + " (" +
+                     cudaGetErrorString(code) + ") in `" + expr + "`";
   throw CudaError(code, text);
 }
 

@@ -111,8 +111,8 @@ class DeviceBuffer {
       // reported instead of lost.
       const cudaError_t code = cudaFree(data_);
       if (code != cudaSuccess) {
-        std::fprintf(stderr, "scanlab: cudaFree failed in ~DeviceBuffer: %s (%s)\n",
-                     cudaGetErrorName(code), cudaGetErrorString(code));
+        std::fprintf(stderr, "scanlab: cudaFree failed in ~DeviceBuffer: %s (%s)\n", cudaGetErrorName(code),
+                     cudaGetErrorString(code));
       }
       data_ = nullptr;
     }

@@ -137,8 +137,7 @@ struct AffineCompose {
   using value_type = Affine<T>;
   SCANLAB_HD static Affine<T> identity() { return Affine<T>{T(1), T(0)}; }
   SCANLAB_HD Affine<T> operator()(Affine<T> f, Affine<T> g) const {
-    return Affine<T>{detail::wrapping_mul(g.a, f.a),
-                     detail::wrapping_add(detail::wrapping_mul(g.a, f.b), g.b)};
+    return Affine<T>{detail::wrapping_mul(g.a, f.a), detail::wrapping_add(detail::wrapping_mul(g.a, f.b), g.b)};
   }
 };
 

@@ -14,8 +14,8 @@ namespace scanlab {
 
 // Blocks of `kernel`, launched with `threads` threads and `dynamic_shared_bytes` of dynamic shared
 // memory (chapter 11's staged tiles), resident on the current device at once: blocks per SM (the
-// occupancy calculator: registers, shared memory, threads) x SMs. The host calls cost microseconds, which a timed scan of 2^16 elements would
-// notice, so callers ask once per kernel and keep the answer:
+// occupancy calculator: registers, shared memory, threads) x SMs. The host calls cost microseconds, which a timed scan
+// of 2^16 elements would notice, so callers ask once per kernel and keep the answer:
 //     static const std::size_t resident = scanlab::resident_blocks(my_kernel<T>, kThreads);
 // (per process, for the device current then; it depends on the kernel and the GPU model only).
 template <class Kernel>

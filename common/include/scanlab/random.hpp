@@ -81,8 +81,8 @@ class Rng {
         if (lo == hi) return lo;
         throw std::invalid_argument("Rng::uniform: hi < lo");
       }
-      const T x = static_cast<T>(static_cast<double>(lo) +
-                                 (static_cast<double>(hi) - static_cast<double>(lo)) * uniform01());
+      const T x =
+          static_cast<T>(static_cast<double>(lo) + (static_cast<double>(hi) - static_cast<double>(lo)) * uniform01());
       // Rounding to T can land exactly on hi; keep the interval half-open.
       return x < hi ? x : std::nextafter(hi, lo);
     }
@@ -127,8 +127,7 @@ constexpr random_scalar_t<T> default_random_hi() {
 // n values, uniform in [lo, hi] (integers) or [lo, hi) (floats), the same for a given seed on any
 // machine. For Affine<U> both a and b are drawn from [lo, hi].
 template <class T>
-std::vector<T> random_vector(std::size_t n, std::uint64_t seed,
-                             random_scalar_t<T> lo = default_random_lo<T>(),
+std::vector<T> random_vector(std::size_t n, std::uint64_t seed, random_scalar_t<T> lo = default_random_lo<T>(),
                              random_scalar_t<T> hi = default_random_hi<T>()) {
   Rng rng(seed);
   std::vector<T> out;

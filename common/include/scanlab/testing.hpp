@@ -41,8 +41,7 @@ inline std::uint64_t choose_test_seed() {
     }
     return static_cast<std::uint64_t>(value);
   }
-  const auto ticks = static_cast<std::uint64_t>(
-      std::chrono::high_resolution_clock::now().time_since_epoch().count());
+  const auto ticks = static_cast<std::uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
   // Mixed, so runs a microsecond apart differ in every digit; 9 digits are easy to copy.
   return splitmix64_mix(ticks) % 1000000000ull;
 }

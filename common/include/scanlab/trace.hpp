@@ -50,7 +50,8 @@ SCANLAB_HD constexpr TraceType trace_type_of() {
   if constexpr (std::is_same_v<T, std::int32_t>) return TraceType::int32;
   else if constexpr (std::is_same_v<T, std::uint32_t>) return TraceType::uint32;
   else if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, long long>) return TraceType::int64;
-  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>) return TraceType::uint64;
+  else if constexpr (std::is_same_v<T, std::uint64_t> || std::is_same_v<T, unsigned long long>)
+    return TraceType::uint64;
   else if constexpr (std::is_same_v<T, float>) return TraceType::float32;
   else if constexpr (std::is_same_v<T, double>) return TraceType::float64;
   else if constexpr (std::is_same_v<T, Affine<std::uint32_t>>) return TraceType::affine_uint32;
@@ -66,16 +67,16 @@ constexpr int kTraceEventFields = 4;
 
 // One record, fixed size. Arrays keep their values in the byte arena at data_offset.
 struct TraceRecord {
-  std::uint64_t seq;          // global order of reservation (= the slot index)
-  std::uint32_t kind;         // TraceKind
-  std::uint32_t type;         // TraceType of an array's elements
-  std::uint32_t block;        // linear block index of the recording thread
-  std::uint32_t thread;       // linear thread index within its block
-  std::int32_t step;          // the caller's step / level / tile number
-  std::uint32_t elem_bytes;   // sizeof(T) of an array's elements
-  std::uint64_t count;        // elements stored (an array cut short by a full arena stores 0)
-  std::uint64_t requested;    // elements the kernel asked to record
-  std::uint64_t data_offset;  // byte offset of the values in the arena
+  std::uint64_t seq;                       // global order of reservation (= the slot index)
+  std::uint32_t kind;                      // TraceKind
+  std::uint32_t type;                      // TraceType of an array's elements
+  std::uint32_t block;                     // linear block index of the recording thread
+  std::uint32_t thread;                    // linear thread index within its block
+  std::int32_t step;                       // the caller's step / level / tile number
+  std::uint32_t elem_bytes;                // sizeof(T) of an array's elements
+  std::uint64_t count;                     // elements stored (an array cut short by a full arena stores 0)
+  std::uint64_t requested;                 // elements the kernel asked to record
+  std::uint64_t data_offset;               // byte offset of the values in the arena
   std::int64_t fields[kTraceEventFields];  // an event's payload
   char label[kTraceLabelChars];
 };
@@ -112,8 +113,7 @@ __device__ inline std::uint32_t linear_thread() {
 }
 
 // Reserves a record and fills its common part; nullptr when tracing is off or the buffer is full.
-__device__ inline TraceRecord* begin_record(const TraceLog& log, TraceKind kind, const char* label,
-                                            int step) {
+__device__ inline TraceRecord* begin_record(const TraceLog& log, TraceKind kind, const char* label, int step) {
   if (log.records == nullptr) return nullptr;
   const unsigned long long slot = atomicAdd(&log.counters[kTraceNextRecord], 1ull);
   if (slot >= log.record_capacity) {
@@ -142,8 +142,7 @@ __device__ inline TraceRecord* begin_record(const TraceLog& log, TraceKind kind,
 
 // Records values[0, count) as one array (called by ONE thread; the macro picks thread 0).
 template <class T>
-__device__ void trace_array(const TraceLog& log, const char* label, int step, const T* values,
-                            int count) {
+__device__ void trace_array(const TraceLog& log, const char* label, int step, const T* values, int count) {
   TraceRecord* r = trace_detail::begin_record(log, TraceKind::array, label, step);
   if (r == nullptr) return;
   r->type = static_cast<std::uint32_t>(trace_type_of<T>());
@@ -164,8 +163,8 @@ __device__ void trace_array(const TraceLog& log, const char* label, int step, co
 
 // Records one protocol event with up to four integer fields (their names are per label, see the
 // writer's name_fields and book/docs/traces.md).
-__device__ inline void trace_event(const TraceLog& log, const char* label, int step, long long f0,
-                                   long long f1 = 0, long long f2 = 0, long long f3 = 0) {
+__device__ inline void trace_event(const TraceLog& log, const char* label, int step, long long f0, long long f1 = 0,
+                                   long long f2 = 0, long long f3 = 0) {
   TraceRecord* r = trace_detail::begin_record(log, TraceKind::event, label, step);
   if (r == nullptr) return;
   r->fields[0] = f0;
@@ -178,8 +177,7 @@ __device__ inline void trace_event(const TraceLog& log, const char* label, int s
 // barrier so that nobody overwrites the array while it is being copied. Every thread of the block
 // must reach it, like any __syncthreads. The barriers exist only in traced builds.
 template <class T>
-__device__ void trace_block_array(const TraceLog& log, const char* label, int step, const T* values,
-                                  int count) {
+__device__ void trace_block_array(const TraceLog& log, const char* label, int step, const T* values, int count) {
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) trace_array(log, label, step, values, count);
   __syncthreads();
@@ -189,12 +187,10 @@ __device__ void trace_block_array(const TraceLog& log, const char* label, int st
 
 #if defined(SCANLAB_TRACE)
 #define SCANLAB_TRACE_ENABLED 1
-#define SCANLAB_TRACE_ARRAY(log, label, step, ptr, count) \
-  ::scanlab::trace_array((log), (label), (step), (ptr), (count))
+#define SCANLAB_TRACE_ARRAY(log, label, step, ptr, count) ::scanlab::trace_array((log), (label), (step), (ptr), (count))
 #define SCANLAB_TRACE_BLOCK_ARRAY(log, label, step, ptr, count) \
   ::scanlab::trace_block_array((log), (label), (step), (ptr), (count))
-#define SCANLAB_TRACE_EVENT(log, label, step, ...) \
-  ::scanlab::trace_event((log), (label), (step), __VA_ARGS__)
+#define SCANLAB_TRACE_EVENT(log, label, step, ...) ::scanlab::trace_event((log), (label), (step), __VA_ARGS__)
 #else
 #define SCANLAB_TRACE_ENABLED 0
 // Nothing is evaluated: an untraced build contains no trace code and no extra barriers. (sizeof
@@ -226,8 +222,7 @@ class TraceBuffer {
   void clear() { counters_.fill_zero(); }
 
   TraceLog log() {
-    return TraceLog{counters_.data(), records_.data(), arena_.data(),
-                    static_cast<unsigned long long>(records_.size()),
+    return TraceLog{counters_.data(), records_.data(), arena_.data(), static_cast<unsigned long long>(records_.size()),
                     static_cast<unsigned long long>(arena_.size())};
   }
 

@@ -69,9 +69,7 @@ inline nlohmann::ordered_json element_json(TraceType t, const unsigned char* p, 
   }
 }
 
-inline std::string label_of(const TraceRecord& r) {
-  return std::string(r.label, strnlen(r.label, sizeof(r.label)));
-}
+inline std::string label_of(const TraceRecord& r) { return std::string(r.label, strnlen(r.label, sizeof(r.label))); }
 
 }  // namespace trace_detail
 
@@ -98,9 +96,7 @@ class TraceWriter {
   }
 
   // Events with this label get their fields also written under these names.
-  void name_fields(const std::string& label, std::vector<std::string> names) {
-    field_names_[label] = std::move(names);
-  }
+  void name_fields(const std::string& label, std::vector<std::string> names) { field_names_[label] = std::move(names); }
 
   // Appends every record of the buffer (downloading it), in sequence order.
   void records(const TraceBuffer& buffer) { records(buffer.download()); }

@@ -27,27 +27,24 @@ namespace scanlab {
 
 enum class ScanKind { inclusive, exclusive };
 
-inline const char* to_string(ScanKind kind) {
-  return kind == ScanKind::inclusive ? "inclusive" : "exclusive";
-}
+inline const char* to_string(ScanKind kind) { return kind == ScanKind::inclusive ? "inclusive" : "exclusive"; }
 
 struct VerifyResult {
   bool ok = true;
-  std::size_t n = 0;           // elements compared
-  std::size_t mismatches = 0;  // how many of them were wrong
-  std::size_t first_index = 0; // first wrong element (meaningful when !ok)
-  std::string expected;        // the first wrong element: what it should be ...
-  std::string got;             // ... and what it was
-  std::string note;            // extra context (tolerance, size mismatch); may be empty
+  std::size_t n = 0;            // elements compared
+  std::size_t mismatches = 0;   // how many of them were wrong
+  std::size_t first_index = 0;  // first wrong element (meaningful when !ok)
+  std::string expected;         // the first wrong element: what it should be ...
+  std::string got;              // ... and what it was
+  std::string note;             // extra context (tolerance, size mismatch); may be empty
 
   explicit operator bool() const { return ok; }
 
   // "first mismatch at index i: expected X, got Y (k of n wrong)", or "ok (n elements)".
   std::string message() const {
     if (ok) return "ok (" + std::to_string(n) + " elements)";
-    std::string text = "first mismatch at index " + std::to_string(first_index) + ": expected " +
-                       expected + ", got " + got + " (" + std::to_string(mismatches) + " of " +
-                       std::to_string(n) + " wrong)";
+    std::string text = "first mismatch at index " + std::to_string(first_index) + ": expected " + expected + ", got " +
+                       got + " (" + std::to_string(mismatches) + " of " + std::to_string(n) + " wrong)";
     if (!note.empty()) text += "; " + note;
     return text;
   }
@@ -163,8 +160,8 @@ VerifyResult verify_exact(const std::vector<T>& expected, const std::vector<T>& 
   r.mismatches += longer - common;
   r.n = longer;
   r.ok = false;
-  r.note = "size mismatch: expected " + std::to_string(expected.size()) + " elements, got " +
-           std::to_string(got.size());
+  r.note =
+      "size mismatch: expected " + std::to_string(expected.size()) + " elements, got " + std::to_string(got.size());
   return r;
 }
 
@@ -174,8 +171,7 @@ VerifyResult verify_exact(const std::vector<T>& expected, const std::vector<T>& 
 template <class T>
 double float_scan_tolerance(std::size_t n) {
   static_assert(std::is_floating_point_v<T>, "float_scan_tolerance is for float or double");
-  return 4.0 * std::sqrt(static_cast<double>(n) + 1.0) *
-         static_cast<double>(std::numeric_limits<T>::epsilon());
+  return 4.0 * std::sqrt(static_cast<double>(n) + 1.0) * static_cast<double>(std::numeric_limits<T>::epsilon());
 }
 
 // Checks got[] against the float64 sum scan (inclusive or exclusive) of in[]: element i passes when
@@ -239,8 +235,7 @@ VerifyResult verify_float_scan(const std::vector<T>& in, const std::vector<T>& g
   r.mismatches += longer - common;
   r.n = longer;
   r.ok = false;
-  r.note = "size mismatch: input has " + std::to_string(in.size()) + " elements, output " +
-           std::to_string(got.size());
+  r.note = "size mismatch: input has " + std::to_string(in.size()) + " elements, output " + std::to_string(got.size());
   return r;
 }
 

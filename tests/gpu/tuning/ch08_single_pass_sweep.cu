@@ -9,34 +9,84 @@
 #include <cub/device/device_partition.cuh>
 #include "stream_compaction_dispatch.cuh"
 #include "stream_compaction_single_pass_dispatch.cuh"
-struct Pos { __host__ __device__ bool operator()(int x) const { return x > 0; } };
-template <class F> float time_it(F f) {
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+struct Pos {
+  __host__ __device__ bool operator()(int x) const { return x > 0; }
+};
+template <class F>
+float time_it(F f) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
   std::vector<float> t;
   for (int i = 0; i < 3; ++i) f(i);
-  for (int r = 0; r < 15; ++r) { cudaEventRecord(a); f(r); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
+  for (int r = 0; r < 15; ++r) {
+    cudaEventRecord(a);
+    f(r);
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
 }
 int main() {
   for (int lg : {20, 22, 24, 26, 28}) {
     size_t n = size_t(1) << lg;
     const int slots = lg <= 22 ? 8 : 2;
-    std::vector<int> h(n); unsigned s = 12345; for (auto& x : h) { s = s * 1664525u + 1013904223u; x = int(s >> 24) % 201 - 100; }
-    int *in, *out; unsigned* cnt; cudaMalloc(&in, n * 4 * slots); cudaMalloc(&out, n * 4 * slots); cudaMalloc(&cnt, 4);
+    std::vector<int> h(n);
+    unsigned s = 12345;
+    for (auto& x : h) {
+      s = s * 1664525u + 1013904223u;
+      x = int(s >> 24) % 201 - 100;
+    }
+    int *in, *out;
+    unsigned* cnt;
+    cudaMalloc(&in, n * 4 * slots);
+    cudaMalloc(&out, n * 4 * slots);
+    cudaMalloc(&cnt, 4);
     for (int k = 0; k < slots; ++k) cudaMemcpy(in + k * n, h.data(), n * 4, cudaMemcpyHostToDevice);
-    size_t tb = 0, tb2 = 0; cub::DeviceSelect::If(nullptr, tb, in, out, cnt, (long long)n, Pos{}); cub::DevicePartition::If(nullptr, tb2, in, out, cnt, (long long)n, Pos{});
-    tb = std::max(tb, tb2); void* tmp; cudaMalloc(&tmp, tb);
+    size_t tb = 0, tb2 = 0;
+    cub::DeviceSelect::If(nullptr, tb, in, out, cnt, (long long)n, Pos{});
+    cub::DevicePartition::If(nullptr, tb2, in, out, cnt, (long long)n, Pos{});
+    tb = std::max(tb, tb2);
+    void* tmp;
+    cudaMalloc(&tmp, tb);
     ch08::SinglePassWorkspace ws(n);
-    float copy = time_it([&](int r) { cudaMemcpyAsync(out + (r % slots) * n, in + (r % slots) * n, n * 4, cudaMemcpyDeviceToDevice); });
-    float cs = time_it([&](int r) { size_t b = tb; cub::DeviceSelect::If(tmp, b, in + (r % slots) * n, out + (r % slots) * n, cnt, (long long)n, Pos{}); });
-    float ms = time_it([&](int r) { ch08::select_if_single_pass(in + (r % slots) * n, out + (r % slots) * n, cnt, n, ch08::IsPositive<int>{}, ws); });
-    float cp = time_it([&](int r) { size_t b = tb; cub::DevicePartition::If(tmp, b, in + (r % slots) * n, out + (r % slots) * n, cnt, (long long)n, Pos{}); });
-    float mp = time_it([&](int r) { ch08::partition_if_single_pass(in + (r % slots) * n, out + (r % slots) * n, cnt, n, ch08::IsPositive<int>{}, ws); });
+    float copy = time_it([&](int r) {
+      cudaMemcpyAsync(out + (r % slots) * n, in + (r % slots) * n, n * 4, cudaMemcpyDeviceToDevice);
+    });
+    float cs = time_it([&](int r) {
+      size_t b = tb;
+      cub::DeviceSelect::If(tmp, b, in + (r % slots) * n, out + (r % slots) * n, cnt, (long long)n, Pos{});
+    });
+    float ms = time_it([&](int r) {
+      ch08::select_if_single_pass(in + (r % slots) * n, out + (r % slots) * n, cnt, n, ch08::IsPositive<int>{}, ws);
+    });
+    float cp = time_it([&](int r) {
+      size_t b = tb;
+      cub::DevicePartition::If(tmp, b, in + (r % slots) * n, out + (r % slots) * n, cnt, (long long)n, Pos{});
+    });
+    float mp = time_it([&](int r) {
+      ch08::partition_if_single_pass(in + (r % slots) * n, out + (r % slots) * n, cnt, n, ch08::IsPositive<int>{}, ws);
+    });
     // check select
-    std::vector<int> got(n); unsigned k = 0; ch08::select_if_single_pass(in, out, cnt, n, ch08::IsPositive<int>{}, ws);
-    cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost); cudaMemcpy(&k, cnt, 4, cudaMemcpyDeviceToHost);
-    size_t j = 0; bool ok = true; for (size_t i = 0; i < n; ++i) if (h[i] > 0) ok = ok && got[j++] == h[i]; ok = ok && j == k;
-    printf("%s 2^%d copy %.4f | select cub %.4f ours %.4f x%.3f | partition cub %.4f ours %.4f x%.3f %s\n", CONFIG, lg, copy, cs, ms, cs / ms, cp, mp, cp / mp, ok ? "ok" : "WRONG");
-    cudaFree(in); cudaFree(out); cudaFree(cnt); cudaFree(tmp);
+    std::vector<int> got(n);
+    unsigned k = 0;
+    ch08::select_if_single_pass(in, out, cnt, n, ch08::IsPositive<int>{}, ws);
+    cudaMemcpy(got.data(), out, n * 4, cudaMemcpyDeviceToHost);
+    cudaMemcpy(&k, cnt, 4, cudaMemcpyDeviceToHost);
+    size_t j = 0;
+    bool ok = true;
+    for (size_t i = 0; i < n; ++i)
+      if (h[i] > 0) ok = ok && got[j++] == h[i];
+    ok = ok && j == k;
+    printf("%s 2^%d copy %.4f | select cub %.4f ours %.4f x%.3f | partition cub %.4f ours %.4f x%.3f %s\n", CONFIG, lg,
+           copy, cs, ms, cs / ms, cp, mp, cp / mp, ok ? "ok" : "WRONG");
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(cnt);
+    cudaFree(tmp);
   }
 }

@@ -57,18 +57,23 @@ void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs
              scanlab::single_pass::PollSchedule polls = ch09::kOnesweepPolls) {
   ch09::OnesweepWorkspace<std::uint32_t, std::uint32_t, Shape, PairsShape> ws(b.n);
   ws.polls = polls;
-  const float k = time_it([&] { ch09::onesweep_sort_keys(b.keys, b.out, b.n, ws); });
+  const float k = time_it([&] {
+    ch09::onesweep_sort_keys(b.keys, b.out, b.n, ws);
+  });
   const bool ok = same_on_device(b.out, b.want, b.n);
-  const float p = time_it([&] { ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws); });
+  const float p = time_it([&] {
+    ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws);
+  });
   int regs = 0;
   cudaFuncAttributes attr{};
   cudaFuncGetAttributes(&attr, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>);  // keys
   regs = attr.numRegs;
   int per_sm = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>,
-                                                Shape::BLOCK_THREADS, 0);
-  std::printf("  %-8s %-16s polls %4u,%4u  regs %3d blocks/SM %d | keys %.4f ms x%.3f | pairs %.4f ms x%.3f %s\n", VARIANT, name,
-              polls.first_ns, polls.every_ns, regs, per_sm, k, cub_keys / k, p, cub_pairs / p, ok ? "ok" : "WRONG");
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>, Shape::BLOCK_THREADS, 0);
+  std::printf("  %-8s %-16s polls %4u,%4u  regs %3d blocks/SM %d | keys %.4f ms x%.3f | pairs %.4f ms x%.3f %s\n",
+              VARIANT, name, polls.first_ns, polls.every_ns, regs, per_sm, k, cub_keys / k, p, cub_pairs / p,
+              ok ? "ok" : "WRONG");
 }
 
 int main() {
@@ -76,42 +81,59 @@ int main() {
   // uint32 bit patterns: the top three bytes are all 0x00 or all 0xff).
   for (const bool narrow : {false, true})
     if (!(narrow && getenv("UNIFORM_ONLY")))
-  for (int lg : {24, 26, 28}) {
-    const std::size_t n = std::size_t(1) << lg;
-    std::vector<std::uint32_t> h(n);
-    std::uint64_t s = 88172645463325252ull;
-    for (auto& x : h) {
-      s ^= s << 13; s ^= s >> 7; s ^= s << 17;
-      x = narrow ? static_cast<std::uint32_t>(static_cast<int>((s >> 16) % 201) - 100) : static_cast<std::uint32_t>(s >> 16);
-    }
-    std::printf("%s keys\n", narrow ? "int32 in [-100, 100]" : "uniform 32-bit");
-    Buffers b{n};
-    cudaMalloc(&b.keys, n * 4); cudaMalloc(&b.out, n * 4); cudaMalloc(&b.values, n * 4);
-    cudaMalloc(&b.values_out, n * 4); cudaMalloc(&b.want, n * 4);
-    cudaMemcpy(b.keys, h.data(), n * 4, cudaMemcpyHostToDevice);
-    cudaMemset(b.values, 0, n * 4);
-    std::size_t tb = 0, tb2 = 0;
-    cub::DeviceRadixSort::SortKeys(nullptr, tb, b.keys, b.want, n);
-    cub::DeviceRadixSort::SortPairs(nullptr, tb2, b.keys, b.want, b.values, b.values_out, n);
-    tb = std::max(tb, tb2);
-    void* tmp;
-    cudaMalloc(&tmp, tb);
-    const float ck = time_it([&] { std::size_t t = tb; cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, n); });
-    const float cp = time_it([&] {
-      std::size_t t = tb; cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, n);
-    });
-    float copy = time_it([&] { cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice); });
-    std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms, SortPairs %.4f ms\n", lg, copy, ck, cp);
-    using namespace ch09;
-    variant<OnesweepKeysShape<std::uint32_t>, OnesweepPairsShape<std::uint32_t>>("given", b, ck, cp);
+      for (int lg : {24, 26, 28}) {
+        const std::size_t n = std::size_t(1) << lg;
+        std::vector<std::uint32_t> h(n);
+        std::uint64_t s = 88172645463325252ull;
+        for (auto& x : h) {
+          s ^= s << 13;
+          s ^= s >> 7;
+          s ^= s << 17;
+          x = narrow ? static_cast<std::uint32_t>(static_cast<int>((s >> 16) % 201) - 100)
+                     : static_cast<std::uint32_t>(s >> 16);
+        }
+        std::printf("%s keys\n", narrow ? "int32 in [-100, 100]" : "uniform 32-bit");
+        Buffers b{n};
+        cudaMalloc(&b.keys, n * 4);
+        cudaMalloc(&b.out, n * 4);
+        cudaMalloc(&b.values, n * 4);
+        cudaMalloc(&b.values_out, n * 4);
+        cudaMalloc(&b.want, n * 4);
+        cudaMemcpy(b.keys, h.data(), n * 4, cudaMemcpyHostToDevice);
+        cudaMemset(b.values, 0, n * 4);
+        std::size_t tb = 0, tb2 = 0;
+        cub::DeviceRadixSort::SortKeys(nullptr, tb, b.keys, b.want, n);
+        cub::DeviceRadixSort::SortPairs(nullptr, tb2, b.keys, b.want, b.values, b.values_out, n);
+        tb = std::max(tb, tb2);
+        void* tmp;
+        cudaMalloc(&tmp, tb);
+        const float ck = time_it([&] {
+          std::size_t t = tb;
+          cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, n);
+        });
+        const float cp = time_it([&] {
+          std::size_t t = tb;
+          cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, n);
+        });
+        float copy = time_it([&] {
+          cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice);
+        });
+        std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms, SortPairs %.4f ms\n", lg, copy, ck, cp);
+        using namespace ch09;
+        variant<OnesweepKeysShape<std::uint32_t>, OnesweepPairsShape<std::uint32_t>>("given", b, ck, cp);
 #ifndef SHORT_SWEEP
-    variant<OnesweepShape<256, 16, 3>>("256x16 min3", b, ck, cp);
-    variant<OnesweepShape<256, 16, 5, 3>>("256x16 min5,3", b, ck, cp);
-    variant<OnesweepShape<256, 24, 4, 3>>("256x24 min4,3", b, ck, cp);
+        variant<OnesweepShape<256, 16, 3>>("256x16 min3", b, ck, cp);
+        variant<OnesweepShape<256, 16, 5, 3>>("256x16 min5,3", b, ck, cp);
+        variant<OnesweepShape<256, 24, 4, 3>>("256x24 min4,3", b, ck, cp);
 #endif
-    variant<OnesweepShape<256, 20, 4, 3>>("256x20 min4,3", b, ck, cp);
-    cudaFree(b.keys); cudaFree(b.out); cudaFree(b.values); cudaFree(b.values_out); cudaFree(b.want); cudaFree(tmp);
-  }
+        variant<OnesweepShape<256, 20, 4, 3>>("256x20 min4,3", b, ck, cp);
+        cudaFree(b.keys);
+        cudaFree(b.out);
+        cudaFree(b.values);
+        cudaFree(b.values_out);
+        cudaFree(b.want);
+        cudaFree(tmp);
+      }
   const cudaError_t e = cudaDeviceSynchronize();
   std::printf("%s\n", cudaGetErrorString(e));
   return e == cudaSuccess ? 0 : 1;

@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 work=$(mktemp -d)
-nvcc -std=c++17 -O3 -arch=sm_90 ${NVCC_FLAGS:-} -I solutions/09_radix_sort -I chapters/09_radix_sort -I common/include \
+read -r -a nvcc_flags <<<"${NVCC_FLAGS:-}"  # words, as on a command line
+nvcc -std=c++17 -O3 -arch=sm_90 "${nvcc_flags[@]}" -I solutions/09_radix_sort -I chapters/09_radix_sort -I common/include \
   tests/gpu/tuning/ch09_onesweep_sweep.cu -o "$work/sweep"
 "$work/sweep"

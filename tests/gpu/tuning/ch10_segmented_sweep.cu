@@ -89,12 +89,13 @@ void run(int lg, unsigned mean) {
   double sum = 0;
   for (size_t i = 0; i < n && ok; ++i) {
     sum = heads[i] ? double(h[i]) : sum + double(h[i]);
-    ok = std::is_integral_v<T> ? double(got[i]) == sum : std::fabs(double(got[i]) - sum) <= 1e-3 * (1.0 + std::fabs(sum)) + 1e-3;
+    ok = std::is_integral_v<T> ? double(got[i]) == sum
+                               : std::fabs(double(got[i]) - sum) <= 1e-3 * (1.0 + std::fabs(sum)) + 1e-3;
     if (!ok) std::printf("  mismatch at %zu: %g, want %g\n", i, double(got[i]), sum);
   }
-  std::printf("%s %s 2^%d mean %u copy %.4f | cub %.4f ours %.4f x%.3f (x copy %.2f) | no flag array %.4f %s\n",
-              CONFIG, std::is_integral_v<T> ? "int32" : "float", lg, mean, copy, cub_ms, ours, cub_ms / ours,
-              copy / ours, computed, ok ? "ok" : "WRONG");
+  std::printf("%s %s 2^%d mean %u copy %.4f | cub %.4f ours %.4f x%.3f (x copy %.2f) | no flag array %.4f %s\n", CONFIG,
+              std::is_integral_v<T> ? "int32" : "float", lg, mean, copy, cub_ms, ours, cub_ms / ours, copy / ours,
+              computed, ok ? "ok" : "WRONG");
   cudaFree(in);
   cudaFree(out);
   cudaFree(d_heads);

@@ -11,8 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../../.."
 work=$(mktemp -d)
 dp=chapters/10_segmented_scan/segmented_scan_dispatch.cuh
+read -r -a nvcc_flags <<<"${NVCC_FLAGS:-}"  # words, as on a command line
 build() {  # build NAME: compile the sweep program against $work/NAME (searched first)
-  nvcc -std=c++17 -O3 -arch=sm_90 ${NVCC_FLAGS:-} -DCONFIG="\"$1\"" -I "$work/$1" -I solutions/10_segmented_scan \
+  nvcc -std=c++17 -O3 -arch=sm_90 "${nvcc_flags[@]}" -DCONFIG="\"$1\"" -I "$work/$1" -I solutions/10_segmented_scan \
     -I chapters/10_segmented_scan -I common/include tests/gpu/tuning/ch10_segmented_sweep.cu -o "$work/$1/sweep"
 }
 replace() {  # replace FILE OLD NEW OUT: OUT is FILE with the line OLD replaced (it must be there)
@@ -21,7 +22,9 @@ replace() {  # replace FILE OLD NEW OUT: OUT is FILE with the line OLD replaced 
 }
 names=()
 policy="Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 5>;"
-for v in ${*:-32,5,2000,500 16,8,2000,500}; do
+variants=("$@")
+[[ $# -gt 0 ]] || variants=("32,5,2000,500" "16,8,2000,500")
+for v in "${variants[@]}"; do
   IFS=, read -r i m f e <<<"$v"; name="128x${i}_min${m}_polls_${f}_${e}"; mkdir -p "$work/$name"
   replace $dp "$policy" "Policy<128, $i, single_pass::Descriptors::automatic, single_pass::Lookback::warp, $m>;" "$work/$name/a"
   replace "$work/$name/a" "kSegmentedPolls = {2000, 500};" "kSegmentedPolls = {$f, $e};" \

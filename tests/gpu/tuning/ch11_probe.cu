@@ -115,7 +115,10 @@ int main(int argc, char** argv) {
   {
     std::vector<int> h(max_n);
     unsigned x = 12345;
-    for (auto& v : h) { x = x * 1664525u + 1013904223u; v = static_cast<int>(x >> 20) - 2048; }
+    for (auto& v : h) {
+      x = x * 1664525u + 1013904223u;
+      v = static_cast<int>(x >> 20) - 2048;
+    }
     CK(cudaMemcpy(in, h.data(), max_n * 4, cudaMemcpyHostToDevice));
   }
   void* temp = nullptr;
@@ -136,9 +139,15 @@ int main(int argc, char** argv) {
   std::vector<int> a, b;
   for (int lg = 16; lg <= max_log; lg += 2) {
     const std::size_t n = std::size_t{1} << lg;
-    const float copy = median_ms([&] { CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice)); });
-    const float cubt = median_ms([&] { CK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, ref, n)); });
-    const float c07 = median_ms([&] { ch07_exclusive_sum(in, out, n, max_n); });
+    const float copy = median_ms([&] {
+      CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice));
+    });
+    const float cubt = median_ms([&] {
+      CK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, ref, n));
+    });
+    const float c07 = median_ms([&] {
+      ch07_exclusive_sum(in, out, n, max_n);
+    });
     auto report = [&](const char* name, auto& s) {
       CK(cudaMemset(out, 0xAB, n * 4));
       s.run(in, out, n);
@@ -148,7 +157,9 @@ int main(int argc, char** argv) {
       CK(cudaMemcpy(a.data(), out, n * 4, cudaMemcpyDeviceToHost));
       CK(cudaMemcpy(b.data(), ref, n * 4, cudaMemcpyDeviceToHost));
       const bool ok = a == b;
-      const float t = median_ms([&] { s.run(in, out, n); });
+      const float t = median_ms([&] {
+        s.run(in, out, n);
+      });
       std::printf("%-6d %9.4f %9.4f %9.4f | x copy: %6.3f %6.3f | %-12s %9.4f %6.3f %6.3f %s\n", lg, copy, cubt, c07,
                   copy / cubt, copy / c07, name, t, copy / t, cubt / t, ok ? "ok" : "WRONG");
     };

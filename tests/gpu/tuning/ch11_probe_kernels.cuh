@@ -157,7 +157,8 @@ __device__ __forceinline__ void load_warp_tile_global(const T* tile, T (&items)[
 }
 
 template <class WarpShape, class T>
-__device__ __forceinline__ void store_warp_tile(T* tile, const T (&items)[WarpShape::ITEMS], int valid, bool vectorized) {
+__device__ __forceinline__ void store_warp_tile(T* tile, const T (&items)[WarpShape::ITEMS], int valid,
+                                                bool vectorized) {
   const int lane = scanlab::lane_id();
   if constexpr (WarpShape::VECTORIZABLE) {
     if (vectorized && valid == WarpShape::TILE_ITEMS) {
@@ -182,8 +183,8 @@ __device__ __forceinline__ void store_warp_tile(T* tile, const T (&items)[WarpSh
 
 // WarpShape: TileShape<T, 32, ITEMS> (a tile is one warp's); CONSUMER_WARPS consumer warps and one
 // producer warp per block; the ring holds CONSUMER_WARPS * STAGES_PER_WARP tiles.
-template <class WarpShape, int CONSUMER_WARPS, int STAGES_PER_WARP, int MIN_BLOCKS, bool INCLUSIVE, class T,
-          class Desc, class Op>
+template <class WarpShape, int CONSUMER_WARPS, int STAGES_PER_WARP, int MIN_BLOCKS, bool INCLUSIVE, class T, class Desc,
+          class Op>
 __global__ void __launch_bounds__(32 * (CONSUMER_WARPS + 1), MIN_BLOCKS)
     warp_tile_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, unsigned* ticket, bool staged,
                           single_pass::PollSchedule polls, Op op) {
@@ -243,7 +244,8 @@ __global__ void __launch_bounds__(32 * (CONSUMER_WARPS + 1), MIN_BLOCKS)
 
     single_pass::ThreadSeeds<WarpShape, T> seeds;
     const T aggregate = single_pass::warp_segment_scan<WarpShape>(items, seeds, op);
-    const T exclusive = single_pass::publish_and_look_back<single_pass::Lookback::warp>(desc, tile, aggregate, op, polls);
+    const T exclusive =
+        single_pass::publish_and_look_back<single_pass::Lookback::warp>(desc, tile, aggregate, op, polls);
     single_pass::scan_thread_runs<INCLUSIVE, WarpShape>(items, seeds, exclusive, op);
     store_warp_tile<WarpShape>(out + start, items, valid, staged);
   }

@@ -55,26 +55,25 @@ struct LaunchConfig {
 };
 
 // EXPR<<<g, b[, bytes[, stream]]>>>  ->  launch_config(g, b[, bytes[, stream]])
-LaunchConfig launch_config(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes = 0,
-                           cudaStream_t stream = nullptr);
+LaunchConfig launch_config(dim3 grid, dim3 block, std::size_t dynamic_shared_bytes = 0, cudaStream_t stream = nullptr);
 
 // The translator passes the arguments as written; the runtime copies them (as CUDA does) and calls
 // `body` with the copies as lvalues, once per emulated thread. The call returns void.
-void launch_dispatch(const LaunchConfig& cfg, const char* kernel, const char* file, int line,
-                     void (*thunk)(void*), void* state);
+void launch_dispatch(const LaunchConfig& cfg, const char* kernel, const char* file, int line, void (*thunk)(void*),
+                     void* state);
 template <class Body, class... Args>
-void launch(const LaunchConfig& cfg, const char* kernel, const char* file, int line, Body&& body,
-            Args&&... args) {
+void launch(const LaunchConfig& cfg, const char* kernel, const char* file, int line, Body&& body, Args&&... args) {
   struct State {
     std::decay_t<Body> body;
     std::tuple<std::decay_t<Args>...> args;
   } state{std::forward<Body>(body), std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
-  launch_dispatch(cfg, kernel, file, line,
-                  [](void* p) {
-                    auto* s = static_cast<State*>(p);
-                    std::apply(s->body, s->args);
-                  },
-                  &state);
+  launch_dispatch(
+      cfg, kernel, file, line,
+      [](void* p) {
+        auto* s = static_cast<State*>(p);
+        std::apply(s->body, s->args);
+      },
+      &state);
 }
 
 // `__shared__ T name DIMS;`: one block-wide object per (key, block); key is a function-local static.

@@ -24,7 +24,9 @@
 #endif
 // A __shared__ that reaches the compiler was not rewritten by scanlab-emu-translate (for example in
 // a header included with <...>): say so instead of silently sharing one variable between blocks.
+// clang-format off
 #define __shared__ static_assert(false, "scanlab emulator: __shared__ must be rewritten by scanlab-emu-translate; include kernel headers with \"...\"");
+// clang-format on
 
 namespace scanlab_emu::detail {
 
@@ -47,8 +49,7 @@ inline ThreadBuiltins& builtins(const char* what) {
 
 // Warp collectives move up to 8 bytes per lane.
 enum class WarpOp : std::uint8_t { sync, shfl_idx, shfl_up, shfl_down, shfl_xor, ballot, any, all };
-std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width,
-                              const void* site);
+std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width, const void* site);
 
 template <class T>
 std::uint64_t to_bits(const T& v) {
@@ -69,7 +70,7 @@ unsigned active_mask(const void* site);
 // A spin-loop step (a volatile or atomic read of `bytes` at `addr`, or __nanosleep with no address):
 // may yield to other threads and blocks.
 void poll(const volatile void* addr, std::size_t bytes = 0);
-void fence(int scope);                  // 0 block, 1 device, 2 system
+void fence(int scope);                                                     // 0 block, 1 device, 2 system
 void volatile_access(const void* addr, std::size_t bytes, bool is_write);  // as a volatile load/store
 long long clock_ticks();
 
@@ -105,23 +106,22 @@ int sync_block_or(int predicate);
 #define SCANLAB_EMU_SITE __builtin_return_address(0)
 // ---- Warp collectives -----------------------------------------------------------------------
 __attribute__((noinline)) inline void __syncwarp(unsigned mask = 0xffffffffu) {
-  ::scanlab_emu::detail::warp_collective(::scanlab_emu::detail::WarpOp::sync, mask, 0, 0, 32,
-                                         SCANLAB_EMU_SITE);
+  ::scanlab_emu::detail::warp_collective(::scanlab_emu::detail::WarpOp::sync, mask, 0, 0, 32, SCANLAB_EMU_SITE);
 }
 __attribute__((noinline)) inline unsigned __activemask() {
   return ::scanlab_emu::detail::active_mask(SCANLAB_EMU_SITE);
 }
 __attribute__((noinline)) inline unsigned __ballot_sync(unsigned mask, int predicate) {
-  return static_cast<unsigned>(::scanlab_emu::detail::warp_collective(
-      ::scanlab_emu::detail::WarpOp::ballot, mask, predicate != 0, 0, 32, SCANLAB_EMU_SITE));
+  return static_cast<unsigned>(::scanlab_emu::detail::warp_collective(::scanlab_emu::detail::WarpOp::ballot, mask,
+                                                                      predicate != 0, 0, 32, SCANLAB_EMU_SITE));
 }
 __attribute__((noinline)) inline int __any_sync(unsigned mask, int predicate) {
-  return static_cast<int>(::scanlab_emu::detail::warp_collective(
-      ::scanlab_emu::detail::WarpOp::any, mask, predicate != 0, 0, 32, SCANLAB_EMU_SITE));
+  return static_cast<int>(::scanlab_emu::detail::warp_collective(::scanlab_emu::detail::WarpOp::any, mask,
+                                                                 predicate != 0, 0, 32, SCANLAB_EMU_SITE));
 }
 __attribute__((noinline)) inline int __all_sync(unsigned mask, int predicate) {
-  return static_cast<int>(::scanlab_emu::detail::warp_collective(
-      ::scanlab_emu::detail::WarpOp::all, mask, predicate != 0, 0, 32, SCANLAB_EMU_SITE));
+  return static_cast<int>(::scanlab_emu::detail::warp_collective(::scanlab_emu::detail::WarpOp::all, mask,
+                                                                 predicate != 0, 0, 32, SCANLAB_EMU_SITE));
 }
 template <class T>
 __attribute__((noinline)) T __shfl_sync(unsigned mask, T var, int src_lane, int width = 32) {
@@ -131,14 +131,14 @@ __attribute__((noinline)) T __shfl_sync(unsigned mask, T var, int src_lane, int 
 template <class T>
 __attribute__((noinline)) T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {
   using namespace ::scanlab_emu::detail;
-  return from_bits<T>(warp_collective(WarpOp::shfl_up, mask, to_bits(var), static_cast<int>(delta), width,
-                                      SCANLAB_EMU_SITE));
+  return from_bits<T>(
+      warp_collective(WarpOp::shfl_up, mask, to_bits(var), static_cast<int>(delta), width, SCANLAB_EMU_SITE));
 }
 template <class T>
 __attribute__((noinline)) T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
   using namespace ::scanlab_emu::detail;
-  return from_bits<T>(warp_collective(WarpOp::shfl_down, mask, to_bits(var), static_cast<int>(delta),
-                                      width, SCANLAB_EMU_SITE));
+  return from_bits<T>(
+      warp_collective(WarpOp::shfl_down, mask, to_bits(var), static_cast<int>(delta), width, SCANLAB_EMU_SITE));
 }
 template <class T>
 __attribute__((noinline)) T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
@@ -152,7 +152,6 @@ inline void __threadfence() { ::scanlab_emu::detail::fence(1); }
 inline void __threadfence_system() { ::scanlab_emu::detail::fence(2); }
 inline void __nanosleep(unsigned) { ::scanlab_emu::detail::poll(nullptr); }
 inline long long clock64() { return ::scanlab_emu::detail::clock_ticks(); }
-
 
 // ---- Atomics (common/emu/src/atomics.cpp): one read-modify-write each, returning the old value.
 int atomicAdd(int* address, int val);
@@ -210,10 +209,13 @@ inline int __mulhi(int a, int b) { return static_cast<int>((static_cast<long lon
 inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
   return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
 }
+// One line per intrinsic, a table to read down.
+// clang-format off
 inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 inline unsigned int __float_as_uint(float f) { unsigned int i; std::memcpy(&i, &f, 4); return i; }
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline float __uint_as_float(unsigned int i) { float f; std::memcpy(&f, &i, 4); return f; }
+// clang-format on
 
 // CUDA's global min/max overloads.
 inline int min(int a, int b) { return a < b ? a : b; }
@@ -234,6 +236,7 @@ inline double min(double a, double b) { return a < b ? a : b; }
 inline double max(double a, double b) { return a > b ? a : b; }
 
 // ---- Cache-hinted loads and stores: plain accesses here; the "volatile" (cv) forms are polled reads.
+// clang-format off
 template <class T> T __ldg(const T* p) { return *p; }
 template <class T> T __ldca(const T* p) { return *p; }
 template <class T> T __ldcg(const T* p) { return *p; }
@@ -252,3 +255,4 @@ template <class T> void __stwt(T* p, T v) {
   ::scanlab_emu::detail::volatile_access(p, sizeof(T), true);
   std::memcpy(p, &v, sizeof(T));
 }
+// clang-format on

@@ -17,12 +17,12 @@ enum class Hazard { raw, war, waw, async_copy, bulk_copy };
 struct HazardReport {
   Hazard kind;
   std::string kernel;
-  std::string variable;       // the shared variable, or "" when unknown
-  std::size_t byte_offset;    // within the variable (or the arena)
-  std::size_t index;          // byte_offset / access size
+  std::string variable;     // the shared variable, or "" when unknown
+  std::size_t byte_offset;  // within the variable (or the arena)
+  std::size_t index;        // byte_offset / access size
   unsigned block[3];
   unsigned first_thread[3], second_thread[3];  // first = the earlier access in the emulator's order
-  std::string first_site, second_site;          // file:line (or an address when no line is known)
+  std::string first_site, second_site;         // file:line (or an address when no line is known)
   std::uint64_t occurrences;
   bool second_writes = false;  // async_copy, bulk_copy: the access is a write (else a read)
 };
@@ -31,10 +31,10 @@ struct HazardReport {
 // ("phase" = barriers the block had passed), summed over blocks and warps.
 struct BankRecord {
   std::string kernel;
-  std::string site;           // file:line
+  std::string site;  // file:line
   unsigned phase;
   std::uint64_t warp_accesses;
-  std::uint64_t extra_wavefronts;   // wavefronts beyond the conflict-free count
+  std::uint64_t extra_wavefronts;              // wavefronts beyond the conflict-free count
   std::array<std::uint64_t, 33> degree_count;  // [d] = warp accesses whose worst bank held d words
 };
 
@@ -49,16 +49,16 @@ struct MisuseReport {
 // spin on one address counts once; a fenced descriptor read (flag, then value) counts two.
 struct PollRecord {
   std::string kernel;
-  std::uint64_t blocks = 0;          // blocks that finished
-  std::uint64_t addresses = 0;       // sum over those blocks of their distinct polled addresses
-  std::uint64_t max_addresses = 0;   // the most one block polled
+  std::uint64_t blocks = 0;         // blocks that finished
+  std::uint64_t addresses = 0;      // sum over those blocks of their distinct polled addresses
+  std::uint64_t max_addresses = 0;  // the most one block polled
 };
 
 struct Diagnostics {
-  std::vector<HazardReport> hazards;     // distinct hazards (by kind and the two sites)
+  std::vector<HazardReport> hazards;  // distinct hazards (by kind and the two sites)
   std::vector<BankRecord> banks;
-  std::vector<MisuseReport> misuse;      // barrier/warp misuse, differing outputs across orders
-  std::vector<PollRecord> polls;         // one per launch that polled global memory
+  std::vector<MisuseReport> misuse;  // barrier/warp misuse, differing outputs across orders
+  std::vector<PollRecord> polls;     // one per launch that polled global memory
 };
 
 // Everything found since the last reset (all launches).

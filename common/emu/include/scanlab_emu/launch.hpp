@@ -21,22 +21,20 @@ struct LaunchConfig {
   cudaStream_t stream;
 };
 
-inline LaunchConfig launch_config(dim3 grid, dim3 block, std::size_t shared_bytes = 0,
-                                  cudaStream_t stream = nullptr) {
+inline LaunchConfig launch_config(dim3 grid, dim3 block, std::size_t shared_bytes = 0, cudaStream_t stream = nullptr) {
   return LaunchConfig{grid, block, shared_bytes, stream};
 }
 
 namespace detail {
 using KernelBody = void (*)(void* context);
-void launch_erased(const LaunchConfig& config, const char* kernel, const char* file, int line,
-                   KernelBody body, void* context);
+void launch_erased(const LaunchConfig& config, const char* kernel, const char* file, int line, KernelBody body,
+                   void* context);
 }  // namespace detail
 
 // Arguments are evaluated and copied once, as CUDA copies kernel parameters at the launch; every
 // emulated thread then calls the kernel with its own copies of those parameters.
 template <class Body, class... Args>
-void launch(const LaunchConfig& config, const char* kernel, const char* file, int line, Body&& body,
-            Args&&... args) {
+void launch(const LaunchConfig& config, const char* kernel, const char* file, int line, Body&& body, Args&&... args) {
   using Params = std::tuple<std::decay_t<Args>...>;
   Params params(std::forward<Args>(args)...);
   struct Context {
@@ -47,7 +45,11 @@ void launch(const LaunchConfig& config, const char* kernel, const char* file, in
       config, kernel, file, line,
       [](void* c) {
         auto* ctx = static_cast<Context*>(c);
-        std::apply([ctx](auto&... p) { (*ctx->body)(p...); }, *ctx->params);
+        std::apply(
+            [ctx](auto&... p) {
+              (*ctx->body)(p...);
+            },
+            *ctx->params);
       },
       &context);
 }

@@ -7,25 +7,25 @@
 
 namespace scanlab_emu {
 
-enum class Schedule { in_order, reverse, random };   // the order blocks are made resident
+enum class Schedule { in_order, reverse, random };    // the order blocks are made resident
 enum class ThreadOrder { forward, reverse, random };  // the order threads run between barriers
 enum class Memory { sc, weak };                       // global memory model across blocks
 
 struct Options {
   Schedule schedule = Schedule::in_order;
   ThreadOrder thread_order = ThreadOrder::forward;
-  std::uint64_t seed = 1;       // for every random policy
-  unsigned resident = 0;        // resident block slots; 0 = the modelled GPU's occupancy
-  bool interleave = false;      // fill every resident slot at once and switch blocks after every
-                                // pass (as concurrent blocks run on a GPU), instead of running a
-                                // block until it ends or waits
-  bool racecheck = false;       // shared-memory hazards
-  bool memcheck = false;        // global accesses out of their allocation's bounds, or misaligned
-  bool banks = false;           // shared-memory bank-conflict degrees
+  std::uint64_t seed = 1;   // for every random policy
+  unsigned resident = 0;    // resident block slots; 0 = the modelled GPU's occupancy
+  bool interleave = false;  // fill every resident slot at once and switch blocks after every
+                            // pass (as concurrent blocks run on a GPU), instead of running a
+                            // block until it ends or waits
+  bool racecheck = false;   // shared-memory hazards
+  bool memcheck = false;    // global accesses out of their allocation's bounds, or misaligned
+  bool banks = false;       // shared-memory bank-conflict degrees
   Memory memory = Memory::sc;
-  bool compare_orders = false;  // run each launch under forward, reverse and random thread orders and
-                                // report device memory that differs between them (a race)
-  double watchdog_seconds = 20; // a launch with no emulated progress for this long is ended (> 0)
+  bool compare_orders = false;          // run each launch under forward, reverse and random thread orders and
+                                        // report device memory that differs between them (a race)
+  double watchdog_seconds = 20;         // a launch with no emulated progress for this long is ended (> 0)
   std::size_t stack_bytes = 64 * 1024;  // per emulated thread, with a guard page below
   std::uint64_t device_memory = 0;      // bytes cudaMalloc may hand out in all; 0 = half the RAM
 };

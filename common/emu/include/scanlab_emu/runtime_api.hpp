@@ -67,10 +67,9 @@ cudaError_t cudaFuncSetAttribute(F* func, cudaFuncAttribute attr, int value) {
   return scanlab_emu::detail::func_set_attribute(reinterpret_cast<const void*>(func), attr, value);
 }
 template <class F>
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, F* func, int block_size,
-                                                          size_t dynamic_smem) {
-  return scanlab_emu::detail::occupancy_max_active_blocks(blocks, reinterpret_cast<const void*>(func),
-                                                          block_size, dynamic_smem);
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, F* func, int block_size, size_t dynamic_smem) {
+  return scanlab_emu::detail::occupancy_max_active_blocks(blocks, reinterpret_cast<const void*>(func), block_size,
+                                                          dynamic_smem);
 }
 
 // __device__ globals are ordinary globals on the emulator.

@@ -4,8 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 
-struct uint3 { unsigned int x, y, z; };
-struct int3 { int x, y, z; };
+struct uint3 {
+  unsigned int x, y, z;
+};
+struct int3 {
+  int x, y, z;
+};
 
 struct dim3 {
   unsigned int x = 1, y = 1, z = 1;
@@ -16,10 +20,14 @@ struct dim3 {
 
 // Vector types with CUDA's sizes and alignments (16-byte types are 16-byte aligned).
 #define SCANLAB_EMU_VEC2(T, name, al) \
-  struct alignas(al) name { T x, y; }; \
+  struct alignas(al) name {           \
+    T x, y;                           \
+  };                                  \
   inline name make_##name(T x, T y) { return name{x, y}; }
 #define SCANLAB_EMU_VEC4(T, name, al) \
-  struct alignas(al) name { T x, y, z, w; }; \
+  struct alignas(al) name {           \
+    T x, y, z, w;                     \
+  };                                  \
   inline name make_##name(T x, T y, T z, T w) { return name{x, y, z, w}; }
 
 SCANLAB_EMU_VEC2(char, char2, 2)
@@ -39,7 +47,9 @@ SCANLAB_EMU_VEC4(float, float4, 16)
 SCANLAB_EMU_VEC2(long long, longlong2, 16)
 SCANLAB_EMU_VEC2(unsigned long long, ulonglong2, 16)
 SCANLAB_EMU_VEC2(double, double2, 16)
-struct float3 { float x, y, z; };
+struct float3 {
+  float x, y, z;
+};
 inline int3 make_int3(int x, int y, int z) { return int3{x, y, z}; }
 inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return uint3{x, y, z}; }
 inline float3 make_float3(float x, float y, float z) { return float3{x, y, z}; }

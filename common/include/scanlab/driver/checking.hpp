@@ -39,8 +39,7 @@ VerifyResult verify_scan(const std::vector<T>& in, const std::vector<T>& got, Sc
 // one scan). Reports the first failing tile, with indices into the whole array, and counts the
 // wrong elements of all tiles.
 template <class T, class Op>
-VerifyResult verify_tiles(const std::vector<T>& in, const std::vector<T>& got, ScanKind kind, Op op,
-                          std::size_t tile) {
+VerifyResult verify_tiles(const std::vector<T>& in, const std::vector<T>& got, ScanKind kind, Op op, std::size_t tile) {
   if (tile == 0) return verify_scan(in, got, kind, op);
   VerifyResult total;
   total.n = in.size();

@@ -35,8 +35,8 @@ constexpr const char* op_label() {
 // "100000 elements, inclusive sum, int32"
 template <class T, class Op>
 std::string describe_scan(std::size_t n, ScanKind kind) {
-  return std::to_string(n) + (n == 1 ? " element, " : " elements, ") + to_string(kind) + " " +
-         op_label<Op>() + ", " + type_label<T>();
+  return std::to_string(n) + (n == 1 ? " element, " : " elements, ") + to_string(kind) + " " + op_label<Op>() + ", " +
+         type_label<T>();
 }
 
 }  // namespace scanlab

@@ -35,18 +35,15 @@ inline void add_scan_kind_flags(CLI::App& app, ScanKindFlags& flags, ScanKind de
   const bool inclusive_default = default_kind == ScanKind::inclusive;
   flags.inclusive_option = app.add_flag("--inclusive", flags.inclusive,
                                         inclusive_default ? "inclusive scan (the default)" : "inclusive scan");
-  flags.exclusive_option =
-      app.add_flag("--exclusive", flags.exclusive,
-                   inclusive_default ? "exclusive scan: out[0] = identity"
-                                     : "exclusive scan: out[0] = identity (the default)");
+  flags.exclusive_option = app.add_flag(
+      "--exclusive", flags.exclusive,
+      inclusive_default ? "exclusive scan: out[0] = identity" : "exclusive scan: out[0] = identity (the default)");
   flags.inclusive_option->excludes(flags.exclusive_option);
 }
 
 // --type int|float and --op plus|max|affine: the element types and operators of chapters 00-04.
 inline void add_element_options(CLI::App& app, std::string& type, std::string& op) {
-  app.add_option("--type", type, "element type")
-      ->check(CLI::IsMember({"int", "float"}))
-      ->capture_default_str();
+  app.add_option("--type", type, "element type")->check(CLI::IsMember({"int", "float"}))->capture_default_str();
   app.add_option("--op", op, "operator: plus, max, or affine (composition of affine maps over uint32)")
       ->check(CLI::IsMember({"plus", "max", "affine"}))
       ->capture_default_str();
@@ -73,7 +70,9 @@ int with_element_operator(const std::string& type, const std::string& op, F&& f)
 
 // Their --type int|float|int64 and --op plus|max|affine.
 inline void add_single_pass_element_options(CLI::App& app, std::string& type, std::string& op) {
-  app.add_option("--type", type, "element type")->check(CLI::IsMember({"int", "float", "int64"}))->capture_default_str();
+  app.add_option("--type", type, "element type")
+      ->check(CLI::IsMember({"int", "float", "int64"}))
+      ->capture_default_str();
   app.add_option("--op", op, "operator: plus, max (int), affine (composition of affine maps over uint32)")
       ->check(CLI::IsMember({"plus", "max", "affine"}))
       ->capture_default_str();

@@ -49,9 +49,9 @@ inline void print_launch_failure(const std::string& what, const std::exception& 
 // --schedules, --emu-schedule and --emu-resident: the emulator's block dispatch, which a
 // single-pass scan must not depend on.
 struct EmulatorScheduleOptions {
-  bool sweep = false;    // --schedules
-  std::string schedule;  // --emu-schedule (empty: the emulator's default)
-  unsigned resident = 0; // --emu-resident (0: the emulator's default)
+  bool sweep = false;     // --schedules
+  std::string schedule;   // --emu-schedule (empty: the emulator's default)
+  unsigned resident = 0;  // --emu-resident (0: the emulator's default)
 };
 
 inline void add_emulator_schedule_options(CLI::App& app, EmulatorScheduleOptions& emu) {
@@ -94,8 +94,8 @@ VerifyResult run_under_every_schedule(F&& run_once, std::uint64_t seed) {
     ~Restore() { scanlab_emu::options() = saved; }
   } restore;
   VerifyResult first_failure;
-  for (const auto schedule : {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse,
-                              scanlab_emu::Schedule::random}) {
+  for (const auto schedule :
+       {scanlab_emu::Schedule::in_order, scanlab_emu::Schedule::reverse, scanlab_emu::Schedule::random}) {
     for (const unsigned resident : {1u, 3u, 0u}) {
       scanlab_emu::options().schedule = schedule;
       scanlab_emu::options().resident = resident;
@@ -108,8 +108,8 @@ VerifyResult run_under_every_schedule(F&& run_once, std::uint64_t seed) {
         r.note = e.what();
       }
       std::cout << "dispatch " << scanlab_emu::to_string(schedule) << ", "
-                << (resident ? std::to_string(resident) : std::string("default")) << " resident slot(s): "
-                << (r.ok ? "verified" : "FAILED: " + r.message()) << "\n";
+                << (resident ? std::to_string(resident) : std::string("default"))
+                << " resident slot(s): " << (r.ok ? "verified" : "FAILED: " + r.message()) << "\n";
       if (!r.ok && first_failure.ok) first_failure = r;
     }
   }

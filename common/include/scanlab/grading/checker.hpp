@@ -207,16 +207,18 @@ inline Request far_request(const std::string& entry, std::size_t n, std::size_t 
 template <class Check>
 bool check_last_units(std::size_t unit, std::size_t units, const std::string& unit_name, const std::string& start,
                       std::initializer_list<std::size_t> far_lengths, Check check) {
-  const auto first_of = [&](std::size_t n) { return ((n + unit - 1) / unit - units) * unit; };
+  const auto first_of = [&](std::size_t n) {
+    return ((n + unit - 1) / unit - units) * unit;
+  };
   {
     const std::size_t n = 7 * unit + 5;
-    INFO("a launch over only the last " << units << " " << unit_name << " of an array of " << n << " elements, from element "
-                                        << first_of(n) << " on (" << start << ")");
+    INFO("a launch over only the last " << units << " " << unit_name << " of an array of " << n
+                                        << " elements, from element " << first_of(n) << " on (" << start << ")");
     if (!check(n, first_of(n))) return false;
   }
   for (const std::size_t n : far_lengths) {
-    INFO("the last " << units << " " << unit_name << " of an array of " << n << " elements, from element " << first_of(n)
-                     << (on_emulator() ? " on (only these exist in memory)" : " on")
+    INFO("the last " << units << " " << unit_name << " of an array of " << n << " elements, from element "
+                     << first_of(n) << (on_emulator() ? " on (only these exist in memory)" : " on")
                      << "\n  hint: the same code was right at the end of a short array, so the length is the cause: "
                         "an element or tile index computed in 32-bit arithmetic wraps past 2^31 - 1 (int) or 2^32 - 1 "
                         "(unsigned; blockIdx.x * blockDim.x is an unsigned product); compute positions in std::size_t");
@@ -233,14 +235,17 @@ inline void check_far_tile_scans() {
   for (const int tile : {2048, 64}) {
     for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
       INFO("tile = " << tile << ", " << scanlab::to_string(kind));
-      const bool ok = check_last_units(static_cast<std::size_t>(tile), 3, "tiles of " + std::to_string(tile) + " elements",
-                                       "block b scans tile first_tile + b",
-                                       {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
-        const Reply r = far_request("tile_scan_far", n, first).monoid(Plus<std::int32_t>{}).kind(kind)
-                            .params({{"tile", tile}}).send();
-        return check_tiles(far_window(first, n), output<std::int32_t>(r), static_cast<std::size_t>(tile), kind,
-                           Plus<std::int32_t>{});
-      });
+      const bool ok = check_last_units(
+          static_cast<std::size_t>(tile), 3, "tiles of " + std::to_string(tile) + " elements",
+          "block b scans tile first_tile + b", {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
+            const Reply r = far_request("tile_scan_far", n, first)
+                                .monoid(Plus<std::int32_t>{})
+                                .kind(kind)
+                                .params({{"tile", tile}})
+                                .send();
+            return check_tiles(far_window(first, n), output<std::int32_t>(r), static_cast<std::size_t>(tile), kind,
+                               Plus<std::int32_t>{});
+          });
       if (!ok) return;
     }
   }

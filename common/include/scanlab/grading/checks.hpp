@@ -102,7 +102,9 @@ std::string value_origin_hint(const T& got) {
   }
   unsigned char bytes[sizeof(T)];
   std::memcpy(bytes, &got, sizeof(T));
-  if (std::all_of(bytes, bytes + sizeof(T), [](unsigned char b) { return b == 0xA5; })) {
+  if (std::all_of(bytes, bytes + sizeof(T), [](unsigned char b) {
+        return b == 0xA5;
+      })) {
     return "hint: every byte of this value is 0xA5, what the emulator fills fresh device memory with: it "
            "was computed from memory nothing had written yet (a value read before it was published?)";
   }
@@ -174,7 +176,9 @@ std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind
     if (n == 0) return "";
     const Op op{};
     std::vector<T> guess(n);
-    const auto matches = [&] { return std::equal(guess.begin(), guess.end(), got); };
+    const auto matches = [&] {
+      return std::equal(guess.begin(), guess.end(), got);
+    };
     const auto scan = [&](ScanKind k, auto o) {
       if (k == ScanKind::inclusive) inclusive_scan_oracle(in, guess.data(), n, o);
       else exclusive_scan_oracle(in, guess.data(), n, o);
@@ -184,12 +188,14 @@ std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind
     constexpr bool commutative = std::is_same_v<Op, Plus<T>> || std::is_same_v<Op, Max<T>>;
     if (!commutative) {
       scan(kind, SwappedOperands<Op>{});
-      if (matches()) return "hint: this is the scan with every op(a, b) swapped to op(b, a); the operator is not "
-                            "commutative, so the element from the left must be the LEFT operand";
+      if (matches())
+        return "hint: this is the scan with every op(a, b) swapped to op(b, a); the operator is not "
+               "commutative, so the element from the left must be the LEFT operand";
     }
     const ScanKind other = kind == ScanKind::inclusive ? ScanKind::exclusive : ScanKind::inclusive;
     scan(other, op);
-    if (matches()) return std::string("hint: this is the ") + to_string(other) + " scan, not the " + to_string(kind) + " one";
+    if (matches())
+      return std::string("hint: this is the ") + to_string(other) + " scan, not the " + to_string(kind) + " one";
     if (!(T{} == Op::identity())) {
       scan_from(in, guess.data(), n, kind, op, T{});
       if (matches()) {
@@ -217,7 +223,8 @@ std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind
     // scan) each combines only the w inputs up to it. Checked on up to 64 elements.
     const std::size_t w = kind == ScanKind::inclusive ? first_wrong : first_wrong - 1;
     if (first_wrong >= 2 && w >= 2 && (w & (w - 1)) == 0 && w <= 4096) {
-      const std::size_t shift = kind == ScanKind::inclusive ? 0 : 1;  // element j covers [j + 1 - w - shift, j + 1 - shift)
+      const std::size_t shift =
+          kind == ScanKind::inclusive ? 0 : 1;  // element j covers [j + 1 - w - shift, j + 1 - shift)
       bool window = true;
       std::size_t checked = 0;
       for (std::size_t j = first_wrong; window && j < n && checked < 64; ++j, ++checked) {
@@ -225,9 +232,13 @@ std::string likely_cause(const T* in, const T* got, std::size_t n, ScanKind kind
       }
       if (window && checked > 0) {
         return "hint: from element " + std::to_string(first_wrong) + " on, each element combines only the " +
-               std::to_string(w) + " inputs " + (shift ? "before" : "up to") + " it, not every input from element 0: "
-               "the scan's steps stop at distance " + std::to_string(w / 2) + ", one step short (the last step must "
-               "reach distance " + std::to_string(w) + " or more)";
+               std::to_string(w) + " inputs " + (shift ? "before" : "up to") +
+               " it, not every input from element 0: "
+               "the scan's steps stop at distance " +
+               std::to_string(w / 2) +
+               ", one step short (the last step must "
+               "reach distance " +
+               std::to_string(w) + " or more)";
       }
     }
     return "";
@@ -294,7 +305,8 @@ std::string carry_cause(const T* in, const T* got, std::size_t n, ScanKind kind,
              ", read one " + unit + " too early?)";
     }
     if (tile_is(carry, true)) {
-      return "hint: " + name + " has the right carry (the prefix of " + tiles(0, t - 1) + "), combined on the RIGHT of each element: the carry comes from the left, so it must be the LEFT "
+      return "hint: " + name + " has the right carry (the prefix of " + tiles(0, t - 1) +
+             "), combined on the RIGHT of each element: the carry comes from the left, so it must be the LEFT "
              "operand";
     }
     if (t >= 2) {
@@ -317,7 +329,8 @@ std::string carry_cause(const T* in, const T* got, std::size_t n, ScanKind kind,
         older = op(older, fold_range(in, (k - 1) * tile, k * tile, op));
         if (tile_is(op(older, carry))) {
           return "hint: " + name + "'s carry counts " + tiles(0, k - 1) + " twice: it is the prefix of " +
-                 tiles(0, t - 1) + " with the prefix of " + tiles(0, k - 1) + " folded in once more (values older "
+                 tiles(0, t - 1) + " with the prefix of " + tiles(0, k - 1) +
+                 " folded in once more (values older "
                  "than the nearest inclusive prefix are already inside it)";
         }
       }
@@ -366,10 +379,10 @@ bool check_scan(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) 
         carry_cause<T, Op>(in, got, n, kind, r.first_index, last_call_tile_items(), last_call_tile_name());
     // A carry combined on the wrong side already says what the order hint would.
     const bool carry_says_order = carry_line.find("on the RIGHT") != std::string::npos;
-    for (const std::string& line : {tile_note(r.first_index), cause_line, carry_line,
-                                    cause_line.empty() && !carry_says_order ? order_cause<T, Op>(in, got, n, kind)
-                                                                            : std::string(),
-                                    wrong_value_hint(r, got, n)}) {
+    for (const std::string& line :
+         {tile_note(r.first_index), cause_line, carry_line,
+          cause_line.empty() && !carry_says_order ? order_cause<T, Op>(in, got, n, kind) : std::string(),
+          wrong_value_hint(r, got, n)}) {
       if (!line.empty()) cause += "\n  " + line;
     }
   }
@@ -390,7 +403,8 @@ bool check_scan(const T* in, const T* got, std::size_t n, ScanKind kind, Op op) 
 // As above, for a whole output.
 template <class T, class Op>
 bool check_scan(const std::vector<T>& in, const std::vector<T>& got, ScanKind kind, Op op) {
-  REQUIRE_MESSAGE(got.size() == in.size(), "the code under test returned " << got.size() << " elements for " << in.size() << " inputs");
+  REQUIRE_MESSAGE(got.size() == in.size(),
+                  "the code under test returned " << got.size() << " elements for " << in.size() << " inputs");
   return check_scan(in.data(), got.data(), in.size(), kind, op);
 }
 
@@ -398,7 +412,8 @@ bool check_scan(const std::vector<T>& in, const std::vector<T>& got, ScanKind ki
 // restart, and the last one may be ragged), up to the first failing tile.
 template <class T, class Op>
 bool check_tiles(const std::vector<T>& in, const std::vector<T>& got, std::size_t tile, ScanKind kind, Op op) {
-  REQUIRE_MESSAGE(got.size() == in.size(), "the code under test returned " << got.size() << " elements for " << in.size() << " inputs");
+  REQUIRE_MESSAGE(got.size() == in.size(),
+                  "the code under test returned " << got.size() << " elements for " << in.size() << " inputs");
   for (std::size_t begin = 0; begin < in.size(); begin += tile) {
     const std::size_t len = std::min(tile, in.size() - begin);
     INFO("tile starting at element " << begin << " (" << len << " elements)");

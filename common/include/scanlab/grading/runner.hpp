@@ -145,10 +145,10 @@ using Entry = void (*)(Call&);
 // The entries of this runner, by name (defined in common/src/grading_runner_main.cpp).
 void register_entry(const char* name, Entry entry);
 
-#define SCANLAB_GRADE_ENTRY(name)                                                                \
-  static void scanlab_grade_entry_##name(::scanlab::grading::Call& call);                        \
-  static const bool scanlab_grade_entry_registered_##name =                                      \
-      (::scanlab::grading::register_entry(#name, &scanlab_grade_entry_##name), true);            \
+#define SCANLAB_GRADE_ENTRY(name)                                                     \
+  static void scanlab_grade_entry_##name(::scanlab::grading::Call& call);             \
+  static const bool scanlab_grade_entry_registered_##name =                           \
+      (::scanlab::grading::register_entry(#name, &scanlab_grade_entry_##name), true); \
   static void scanlab_grade_entry_##name([[maybe_unused]] ::scanlab::grading::Call& call)
 
 // Calls fn(Op{}) for the monoid among Ops that the request names; throws when none matches.

@@ -30,7 +30,9 @@ T* shifted_back(T* p, std::size_t first) {
 // (for i >= first). Returns out[first, first + in.size()).
 template <class Out = void, class In, class Launch>
 auto run_on_device_window(const std::vector<In>& in, std::size_t first, Launch&& launch) {
-  return run_on_device<Out>(in, [&](In* d_in, auto* d_out) { launch(shifted_back(d_in, first), shifted_back(d_out, first)); });
+  return run_on_device<Out>(in, [&](In* d_in, auto* d_out) {
+    launch(shifted_back(d_in, first), shifted_back(d_out, first));
+  });
 }
 
 template <class T>
@@ -73,12 +75,18 @@ auto run_far(const Call& call, Launch&& launch) {
   const std::size_t n = call.param<std::size_t>("n");
   const std::size_t first = call.param<std::size_t>("first");
   if (call.param<bool>("on_device", false)) {
-    return run_far_on_device<Out, In>(n, first, [&](In* d_in, auto* d_out) { launch(d_in, d_out, std::size_t{0}); },
-                                      call.param<std::size_t>("count", SIZE_MAX));
+    return run_far_on_device<Out, In>(
+        n, first,
+        [&](In* d_in, auto* d_out) {
+          launch(d_in, d_out, std::size_t{0});
+        },
+        call.param<std::size_t>("count", SIZE_MAX));
   }
   const std::vector<In> in = call.input<In>(0);
   if (first + in.size() != n) throw std::runtime_error("the input is not elements [first, n)");
-  return run_on_device_window<Out>(in, first, [&](In* d_in, auto* d_out) { launch(d_in, d_out, first); });
+  return run_on_device_window<Out>(in, first, [&](In* d_in, auto* d_out) {
+    launch(d_in, d_out, first);
+  });
 }
 
 }  // namespace scanlab::grading

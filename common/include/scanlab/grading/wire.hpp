@@ -77,8 +77,7 @@ template <class T>
 json encode_array(const std::vector<T>& v) {
   static_assert(std::is_trivially_copyable_v<T>, "only trivially copyable types travel");
   const auto* p = reinterpret_cast<const std::uint8_t*>(v.data());
-  return json{{"type", type_tag<T>()},
-              {"bytes", json::binary(std::vector<std::uint8_t>(p, p + v.size() * sizeof(T)))}};
+  return json{{"type", type_tag<T>()}, {"bytes", json::binary(std::vector<std::uint8_t>(p, p + v.size() * sizeof(T)))}};
 }
 
 // Decodes an array of T; throws std::runtime_error naming `what` when it is not one.
@@ -93,8 +92,8 @@ std::vector<T> decode_array(const json& a, const std::string& what) {
   }
   const auto& bytes = a["bytes"].get_binary();
   if (bytes.size() % sizeof(T) != 0) {
-    throw std::runtime_error(what + " has " + std::to_string(bytes.size()) +
-                             " bytes, not a whole number of " + tag + " elements");
+    throw std::runtime_error(what + " has " + std::to_string(bytes.size()) + " bytes, not a whole number of " + tag +
+                             " elements");
   }
   std::vector<T> v(bytes.size() / sizeof(T));
   if (!v.empty()) std::memcpy(static_cast<void*>(v.data()), bytes.data(), bytes.size());

@@ -73,7 +73,8 @@ struct TileDescriptors<T, Descriptors::fused> {
   __device__ void publish(unsigned tile, Status status, const T& value) {
     unsigned bits = 0;
     memcpy(&bits, &value, sizeof(T));
-    *reinterpret_cast<volatile unsigned long long*>(&words[tile]) = (static_cast<unsigned long long>(status) << 32) | bits;
+    *reinterpret_cast<volatile unsigned long long*>(&words[tile]) =
+        (static_cast<unsigned long long>(status) << 32) | bits;
   }
 
   __device__ Status read(long long pred, T& value) const {

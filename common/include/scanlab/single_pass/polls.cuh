@@ -30,8 +30,8 @@ constexpr PollSchedule kDefaultPolls = {2800, 900};
 
 // --8<-- [start:one_wave]
 // The one-wave rule (host): when all `tiles` are resident at once (`resident_tiles` = blocks per SM
-// x SMs, scanlab::resident_blocks in scanlab/occupancy.hpp), no tile waits behind earlier waves' prefixes, and the sleep before the first read only
-// adds latency (measured on an H200: book, "Speed").
+// x SMs, scanlab::resident_blocks in scanlab/occupancy.hpp), no tile waits behind earlier waves' prefixes, and the
+// sleep before the first read only adds latency (measured on an H200: book, "Speed").
 constexpr PollSchedule polls_for_grid(PollSchedule polls, std::size_t tiles, std::size_t resident_tiles) {
   if (tiles <= resident_tiles) polls.first_ns = 0;
   return polls;

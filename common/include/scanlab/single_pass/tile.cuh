@@ -70,9 +70,7 @@ struct TileShape {
 
 // Whether a pointer allows the 16-byte vector path (cudaMalloc gives 256-byte alignment; a pointer
 // into the middle of an array may not).
-__host__ __device__ inline bool aligned16(const void* p) {
-  return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0;
-}
+__host__ __device__ inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
 // ---- 1. load and 4. store -------------------------------------------------------------------
 
@@ -262,8 +260,8 @@ __device__ __forceinline__ T block_aggregate_and_warp_prefix(T warp_total, WarpT
 // in the array before this thread's warp segment (tile prefix op warp prefix).
 // --8<-- [start:scan_rows]
 template <bool INCLUSIVE, class Shape, class T, class Op>
-__device__ __forceinline__ void scan_thread_runs(T (&items)[Shape::ITEMS], const ThreadSeeds<Shape, T>& seeds,
-                                                 T before, Op op) {
+__device__ __forceinline__ void scan_thread_runs(T (&items)[Shape::ITEMS], const ThreadSeeds<Shape, T>& seeds, T before,
+                                                 Op op) {
 #pragma unroll
   for (int r = 0; r < Shape::ROWS; ++r) {
     T running = op(before, seeds.row[r]);
