@@ -16,8 +16,8 @@ struct Config {
   int reps = 20;
   int warmup = 3;
   uint64_t seed = 20240601;
-  double spin_us = 50.0;  // spin kernel before each timed repetition (keeps launch latency out)
-  bool l2_warm = false;   // true: one buffer pair, so sizes that fit stay in L2 between repetitions
+  double spin_us = 50.0;          // spin kernel before each timed repetition (keeps launch latency out)
+  bool l2_warm = false;           // true: one buffer pair, so sizes that fit stay in L2 between repetitions
   double l2_rotate_factor = 4.0;  // otherwise rotate over buffer pairs spanning this many x L2
   int device = 0;
 };
@@ -26,16 +26,16 @@ struct DeviceMeta {
   std::string name;
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
-  int sm_clock_mhz = -1;   // -1: not readable
+  int sm_clock_mhz = -1;  // -1: not readable
   int mem_clock_mhz = -1;
   int bus_width_bits = -1;
   size_t l2_bytes = 0;
   size_t global_mem_bytes = 0;
   int runtime_version = 0;  // CUDA's encoding, 13000 = 13.0
   int driver_version = 0;
-  int cub_version = 0;      // CUB_VERSION, 300001 = 3.0.1
+  int cub_version = 0;  // CUB_VERSION, 300001 = 3.0.1
   std::string nvcc_version;
-  std::string built_for;    // the -arch the binary carries, e.g. "sm_90"
+  std::string built_for;  // the -arch the binary carries, e.g. "sm_90"
 
   double theoretical_gbps() const {  // 2 transfers per memory clock (DDR/HBM) x bus width
     if (mem_clock_mhz <= 0 || bus_width_bits <= 0) return 0.0;
@@ -50,13 +50,13 @@ struct Measurement {
   std::string type;
   size_t n = 0;
   size_t elem_bytes = 0;
-  size_t written = 0;    // elements the row writes: n, or fewer (a select-if writes the kept ones)
+  size_t written = 0;  // elements the row writes: n, or fewer (a select-if writes the kept ones)
   Status status = Status::skipped;
-  bool shown = true;     // false for a baseline measured only to give the ratios
-  std::string note;      // why skipped/failed, or the row's limit note
+  bool shown = true;  // false for a baseline measured only to give the ratios
+  std::string note;   // why skipped/failed, or the row's limit note
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
-  size_t slots = 0;      // buffer pairs rotated over
+  size_t slots = 0;          // buffer pairs rotated over
   bool l2_resident = false;  // consecutive repetitions may find their input in L2
   double ratio_copy = -1;    // copy time / row time at the same (type, n); -1: not available
   double ratio_cub = -1;     // cub time / row time

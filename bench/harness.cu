@@ -73,11 +73,13 @@ const char* type_name() {
 // overflow even at 2^32 elements, so the host oracle's arithmetic is well defined.
 template <class T>
 T random_lo() {
-  if constexpr (std::is_integral_v<T>) return T(-100); else return T(-1);
+  if constexpr (std::is_integral_v<T>) return T(-100);
+  else return T(-1);
 }
 template <class T>
 T random_hi() {
-  if constexpr (std::is_integral_v<T>) return T(100); else return T(1);
+  if constexpr (std::is_integral_v<T>) return T(100);
+  else return T(1);
 }
 
 // Event pairs for one row's timed repetitions.
@@ -196,8 +198,8 @@ std::string verify_row(const Row& row, Expected<T>& exp, const std::vector<T>& g
         }
       }
       if (bad_tiles == 0) return std::string();
-      return first + " [" + std::to_string(bad_tiles) + " of " +
-             std::to_string((n + row.tile - 1) / row.tile) + " tiles wrong]";
+      return first + " [" + std::to_string(bad_tiles) + " of " + std::to_string((n + row.tile - 1) / row.tile) +
+             " tiles wrong]";
     }
     const ScanKind kind = row.check == Check::exclusive ? ScanKind::exclusive : ScanKind::inclusive;
     const VerifyResult r = verify_float_scan(in, got.data(), n, kind);
@@ -213,9 +215,8 @@ struct Context {
 };
 
 template <class T>
-Measurement measure_row(const Context& ctx, const Row& row, size_t n, size_t slots,
-                        DeviceBuffer<T>& in_pool, DeviceBuffer<T>& out_pool, Expected<T>& exp,
-                        std::string& device_lost) {
+Measurement measure_row(const Context& ctx, const Row& row, size_t n, size_t slots, DeviceBuffer<T>& in_pool,
+                        DeviceBuffer<T>& out_pool, Expected<T>& exp, std::string& device_lost) {
   Measurement m;
   m.algorithm = row.name;
   m.type = type_name<T>();
@@ -242,8 +243,12 @@ Measurement measure_row(const Context& ctx, const Row& row, size_t n, size_t slo
     SCANLAB_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
 
     size_t op = 0;  // running count of operations, picks the buffer pair
-    auto in_of = [&](size_t k) { return in_pool.data() + (k % slots) * n; };
-    auto out_of = [&](size_t k) { return out_pool.data() + (k % slots) * n; };
+    auto in_of = [&](size_t k) {
+      return in_pool.data() + (k % slots) * n;
+    };
+    auto out_of = [&](size_t k) {
+      return out_pool.data() + (k % slots) * n;
+    };
     for (int w = 0; w < ctx.cfg.warmup; ++w, ++op) {
       run(in_of(op), out_of(op), n, ctx.stream);
     }
@@ -324,8 +329,8 @@ std::vector<Measurement> run_size(const Context& ctx, const std::vector<const Ro
   const double need = 2.0 * static_cast<double>(pool_elems) * sizeof(T) + 256.0 * 1024 * 1024;
   if (need > static_cast<double>(free_b)) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "not enough device memory (needs %.1f GiB, %.1f GiB free)",
-                  need / 1073741824.0, static_cast<double>(free_b) / 1073741824.0);
+    std::snprintf(buf, sizeof buf, "not enough device memory (needs %.1f GiB, %.1f GiB free)", need / 1073741824.0,
+                  static_cast<double>(free_b) / 1073741824.0);
     for (const Row* row : rows) out.push_back(skipped(row, buf));
     return out;
   }
@@ -337,8 +342,7 @@ std::vector<Measurement> run_size(const Context& ctx, const std::vector<const Ro
   DeviceBuffer<T> out_pool(pool_elems);
   SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data(), exp.input().data(), n * sizeof(T), cudaMemcpyHostToDevice));
   for (size_t s = 1; s < slots; ++s) {  // same data in every pair: L2 is keyed by address, not value
-    SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data() + s * n, in_pool.data(), n * sizeof(T),
-                                  cudaMemcpyDeviceToDevice));
+    SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data() + s * n, in_pool.data(), n * sizeof(T), cudaMemcpyDeviceToDevice));
   }
   SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -384,8 +388,8 @@ bool query_device(int device, DeviceMeta& meta, std::string& why_not) {
     return false;
   }
   if (device < 0 || device >= count) {
-    throw std::invalid_argument("--device " + std::to_string(device) + ": there are " +
-                                std::to_string(count) + " CUDA device(s)");
+    throw std::invalid_argument("--device " + std::to_string(device) + ": there are " + std::to_string(count) +
+                                " CUDA device(s)");
   }
   SCANLAB_CUDA_CHECK(cudaSetDevice(device));
   cudaDeviceProp prop{};
@@ -411,8 +415,8 @@ bool query_device(int device, DeviceMeta& meta, std::string& why_not) {
   SCANLAB_CUDA_CHECK(cudaRuntimeGetVersion(&meta.runtime_version));
   SCANLAB_CUDA_CHECK(cudaDriverGetVersion(&meta.driver_version));
   meta.cub_version = CUB_VERSION;
-  meta.nvcc_version = std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__) +
-                      "." + std::to_string(__CUDACC_VER_BUILD__);
+  meta.nvcc_version = std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__) + "." +
+                      std::to_string(__CUDACC_VER_BUILD__);
 #ifdef __CUDA_ARCH_LIST__
   meta.built_for = "compute capabilities " SCANLAB_BENCH_STR(__CUDA_ARCH_LIST__);
 #else
@@ -436,28 +440,23 @@ std::vector<std::string> method_lines(const Config& cfg, const DeviceMeta& meta)
                 cfg.spin_us);
   lines.emplace_back(buf);
   if (cfg.l2_warm) {
-    lines.emplace_back(
-        "L2: --l2-warm: one input/output pair reused by every repetition; rows flagged '*' fit "
-        "(partly) in L2 and measure a hot cache");
+    lines.emplace_back("L2: --l2-warm: one input/output pair reused by every repetition; rows flagged '*' fit "
+                       "(partly) in L2 and measure a hot cache");
   } else {
     std::snprintf(buf, sizeof buf,
                   "L2: inputs/outputs rotate over buffer pairs spanning >= %.0fx the L2 (%.0f MiB), "
                   "so no repetition finds its data in L2 (input random, output poisoned first)",
-                  cfg.l2_rotate_factor,
-                  cfg.l2_rotate_factor * static_cast<double>(meta.l2_bytes) / 1048576.0);
+                  cfg.l2_rotate_factor, cfg.l2_rotate_factor * static_cast<double>(meta.l2_bytes) / 1048576.0);
     lines.emplace_back(buf);
   }
-  lines.emplace_back(
-      "GB/s counts (n + written)*sizeof(T): each element read once, each output written once "
-      "(2n for scans, copies and sorts; n + k for a select-if that keeps k); x copy = copy time / row "
-      "time and x CUB = CUB time / row time, same run, same type and n (above 1: faster)");
-  lines.emplace_back(
-      "copy = cudaMemcpyAsync device-to-device of n elements; cub = cub::DeviceScan::ExclusiveSum "
-      "(temp storage allocated once outside timing, its init kernel timed; 32-bit num_items "
-      "below 2^32)");
-  lines.emplace_back(
-      "every row's last output is verified against the sequential oracle (int32 exactly, float "
-      "against a float64 reference with a sqrt(n)-scaled tolerance)");
+  lines.emplace_back("GB/s counts (n + written)*sizeof(T): each element read once, each output written once "
+                     "(2n for scans, copies and sorts; n + k for a select-if that keeps k); x copy = copy time / row "
+                     "time and x CUB = CUB time / row time, same run, same type and n (above 1: faster)");
+  lines.emplace_back("copy = cudaMemcpyAsync device-to-device of n elements; cub = cub::DeviceScan::ExclusiveSum "
+                     "(temp storage allocated once outside timing, its init kernel timed; 32-bit num_items "
+                     "below 2^32)");
+  lines.emplace_back("every row's last output is verified against the sequential oracle (int32 exactly, float "
+                     "against a float64 reference with a sqrt(n)-scaled tolerance)");
   return lines;
 }
 

@@ -138,8 +138,9 @@ int main(int argc, char** argv) {
     const std::vector<std::string> method = method_lines(cfg, meta);
     print_header(stdout, meta, method);
     print_table_head(stdout);
-    const BenchResult result =
-        run_benchmark(cfg, reg, meta, [](const std::vector<Measurement>& rows) { print_size_rows(stdout, rows); });
+    const BenchResult result = run_benchmark(cfg, reg, meta, [](const std::vector<Measurement>& rows) {
+      print_size_rows(stdout, rows);
+    });
     const size_t failed = print_footer(stdout, result.rows, legend, result.fatal);
     if (!csv_path.empty()) {
       write_csv(csv_path, meta, result.rows);

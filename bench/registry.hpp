@@ -66,8 +66,8 @@ struct Row {
   Row(std::string row_name, std::string row_what, Check row_check)
       : name(std::move(row_name)), what(std::move(row_what)), check(row_check) {}
 
-  std::string name;         // --algorithms name and the table's first column
-  std::string what;         // one-line description, printed by --list and in the JSON
+  std::string name;  // --algorithms name and the table's first column
+  std::string what;  // one-line description, printed by --list and in the JSON
   Check check = Check::exclusive;
   size_t tile = 0;          // tile length for Check::inclusive_tiles
   size_t min_n = 1;         // sizes outside [min_n, max_n] are reported as skipped,
@@ -115,8 +115,12 @@ struct Row {
 // fn(const T* d_in, T* d_out, size_t n, cudaStream_t s), generic over T (a generic lambda).
 template <class F>
 void set_stateless(Row& row, F fn) {
-  row.make_int32 = [fn](size_t) { return Runner<int32_t>(fn); };
-  row.make_float = [fn](size_t) { return Runner<float>(fn); };
+  row.make_int32 = [fn](size_t) {
+    return Runner<int32_t>(fn);
+  };
+  row.make_float = [fn](size_t) {
+    return Runner<float>(fn);
+  };
 }
 
 // count(const std::vector<T>& in) -> size_t, generic over T: the elements the row writes.
@@ -130,8 +134,12 @@ void set_written(Row& row, F count) {
 // state by value (shared_ptr), since Runner is a copyable std::function.
 template <class F>
 void set_stateful(Row& row, F make) {
-  row.make_int32 = [make](size_t n) { return Runner<int32_t>(make(TypeTag<int32_t>{}, n)); };
-  row.make_float = [make](size_t n) { return Runner<float>(make(TypeTag<float>{}, n)); };
+  row.make_int32 = [make](size_t n) {
+    return Runner<int32_t>(make(TypeTag<int32_t>{}, n));
+  };
+  row.make_float = [make](size_t n) {
+    return Runner<float>(make(TypeTag<float>{}, n));
+  };
 }
 
 class Registry {

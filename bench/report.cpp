@@ -39,8 +39,8 @@ std::string csv_quote(const std::string& s) {
 }
 
 std::string device_line(const DeviceMeta& m) {
-  std::string s = m.name + ", compute capability " + std::to_string(m.cc_major) + "." +
-                  std::to_string(m.cc_minor) + ", " + std::to_string(m.sm_count) + " SMs";
+  std::string s = m.name + ", compute capability " + std::to_string(m.cc_major) + "." + std::to_string(m.cc_minor) +
+                  ", " + std::to_string(m.sm_count) + " SMs";
   s += m.sm_clock_mhz > 0 ? ", SM clock " + std::to_string(m.sm_clock_mhz) + " MHz" : ", SM clock n/a";
   if (m.mem_clock_mhz > 0 && m.bus_width_bits > 0) {
     s += ", memory " + std::to_string(m.mem_clock_mhz) + " MHz x " + std::to_string(m.bus_width_bits) +
@@ -55,8 +55,8 @@ std::string device_line(const DeviceMeta& m) {
 
 std::string software_line(const DeviceMeta& m) {
   return "CUDA runtime " + version_string(m.runtime_version) + ", driver " + version_string(m.driver_version) +
-         ", CUB " + cub_version_string(m.cub_version) + " (CUB_VERSION " + std::to_string(m.cub_version) +
-         "), nvcc " + m.nvcc_version + ", built for " + m.built_for;
+         ", CUB " + cub_version_string(m.cub_version) + " (CUB_VERSION " + std::to_string(m.cub_version) + "), nvcc " +
+         m.nvcc_version + ", built for " + m.built_for;
 }
 
 nlohmann::json number_or_null(double v, bool available) {
@@ -112,8 +112,7 @@ size_t print_footer(std::FILE* f, const std::vector<Measurement>& rows, const st
                     const std::string& fatal) {
   std::fprintf(f, "rows:\n");
   for (const RowLegend& r : legend) {
-    std::fprintf(f, "  %-26s %s%s%s\n", r.name.c_str(), r.what.c_str(), r.note.empty() ? "" : "; ",
-                 r.note.c_str());
+    std::fprintf(f, "  %-26s %s%s%s\n", r.name.c_str(), r.what.c_str(), r.note.empty() ? "" : "; ", r.note.c_str());
   }
   bool any_l2 = false;
   size_t ok = 0, failed = 0, skipped = 0;
@@ -148,14 +147,14 @@ void write_csv(const std::string& path, const DeviceMeta& meta, const std::vecto
     out << m.algorithm << ',' << m.type << ',' << m.n << ',' << fmt("%.4g", log2_of(m.n)) << ','
         << status_name(m.status) << ',';
     if (timed) {
-      out << fmt("%.6g", m.median_ms) << ',' << fmt("%.6g", m.min_ms) << ',' << fmt("%.6g", m.max_ms) << ','
-          << m.reps << ',' << fmt("%.6g", m.elements_per_s()) << ',' << fmt("%.6g", m.gbps()) << ',';
+      out << fmt("%.6g", m.median_ms) << ',' << fmt("%.6g", m.min_ms) << ',' << fmt("%.6g", m.max_ms) << ',' << m.reps
+          << ',' << fmt("%.6g", m.elements_per_s()) << ',' << fmt("%.6g", m.gbps()) << ',';
     } else {
       out << ",,,,,,";
     }
     out << (m.ratio_copy > 0 ? fmt("%.4f", m.ratio_copy) : "") << ','
-        << (m.ratio_cub > 0 ? fmt("%.4f", m.ratio_cub) : "") << ',' << (m.l2_resident ? 1 : 0) << ',' << m.slots
-        << ',' << csv_quote(meta.name) << ',' << csv_quote(m.note) << '\n';
+        << (m.ratio_cub > 0 ? fmt("%.4f", m.ratio_cub) : "") << ',' << (m.l2_resident ? 1 : 0) << ',' << m.slots << ','
+        << csv_quote(meta.name) << ',' << csv_quote(m.note) << '\n';
   }
   if (!out) throw std::runtime_error("error writing " + path);
 }
@@ -186,8 +185,12 @@ void write_json(const std::string& path, const Config& cfg, const DeviceMeta& me
       {"built_for", meta.built_for},
   };
   j["config"] = {
-      {"reps", cfg.reps},     {"warmup", cfg.warmup},   {"seed", cfg.seed},
-      {"spin_us", cfg.spin_us}, {"l2_warm", cfg.l2_warm}, {"l2_rotate_factor", cfg.l2_rotate_factor},
+      {"reps", cfg.reps},
+      {"warmup", cfg.warmup},
+      {"seed", cfg.seed},
+      {"spin_us", cfg.spin_us},
+      {"l2_warm", cfg.l2_warm},
+      {"l2_rotate_factor", cfg.l2_rotate_factor},
       {"bytes_counted", "(n read + elements written)*sizeof(T)"},
   };
   j["method"] = method;

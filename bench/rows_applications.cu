@@ -32,7 +32,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 
-#include "onesweep_dispatch.cuh"                        // chapters/09_radix_sort
+#include "onesweep_dispatch.cuh"                       // chapters/09_radix_sort
 #include "radix_sort_dispatch.cuh"                     // chapters/09_radix_sort
 #include "segmented_scan_dispatch.cuh"                 // chapters/10_segmented_scan
 #include "stream_compaction_dispatch.cuh"              // chapters/08_stream_compaction
@@ -60,7 +60,8 @@ struct Selection {
   float float_threshold;
   template <class T>
   KeepAbove<T> pred() const {
-    if constexpr (std::is_integral_v<T>) return {static_cast<T>(int_threshold)}; else return {static_cast<T>(float_threshold)};
+    if constexpr (std::is_integral_v<T>) return {static_cast<T>(int_threshold)};
+    else return {static_cast<T>(float_threshold)};
   }
 };
 
@@ -83,10 +84,12 @@ template <class T>
 Verifier<T> compaction_verifier(KeepAbove<T> keep, Rejected rejected) {
   return [keep, rejected](const std::vector<T>& in, const std::vector<T>& got) {
     std::vector<T> want;
-    for (const T& x : in) if (keep(x)) want.push_back(x);
+    for (const T& x : in)
+      if (keep(x)) want.push_back(x);
     if (rejected == Rejected::none) return first_mismatch(want, got.data(), want.size());
     std::vector<T> rest;
-    for (const T& x : in) if (!keep(x)) rest.push_back(x);
+    for (const T& x : in)
+      if (!keep(x)) rest.push_back(x);
     if (rejected == Rejected::reversed) std::reverse(rest.begin(), rest.end());
     want.insert(want.end(), rest.begin(), rest.end());
     return first_mismatch(want, got.data(), want.size());
@@ -201,7 +204,8 @@ void register_ch08(Registry& reg, const Selection& sel) {
       auto count = std::make_shared<DeviceBuffer<unsigned>>(1);
       return [temp, count, bytes, keep](const T* in, T* out, size_t m, cudaStream_t s) {
         size_t b = bytes;
-        SCANLAB_CUDA_CHECK(cub::DeviceSelect::If(temp->data(), b, in, out, count->data(), static_cast<int64_t>(m), keep, s));
+        SCANLAB_CUDA_CHECK(
+            cub::DeviceSelect::If(temp->data(), b, in, out, count->data(), static_cast<int64_t>(m), keep, s));
       };
     });
     set_compaction_checks(r, sel, Rejected::none);
@@ -277,8 +281,8 @@ uint32_t* as_keys(int32_t* p) { return reinterpret_cast<uint32_t*>(p); }
 
 void register_ch09(Registry& reg) {
   {
-    Row& r = reg.add({"cub_radix_sort_keys", "cub::DeviceRadixSort::SortKeys, uint32 keys (all 32 bits)",
-                      Check::custom});
+    Row& r =
+        reg.add({"cub_radix_sort_keys", "cub::DeviceRadixSort::SortKeys, uint32 keys (all 32 bits)", Check::custom});
     r.make_int32 = [](size_t n) {
       size_t bytes = 0;
       SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
@@ -292,29 +296,28 @@ void register_ch09(Registry& reg) {
     r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add({"cub_radix_sort_pairs", "cub::DeviceRadixSort::SortPairs, uint32 keys and uint32 values",
-                      Check::custom});
+    Row& r = reg.add(
+        {"cub_radix_sort_pairs", "cub::DeviceRadixSort::SortPairs, uint32 keys and uint32 values", Check::custom});
     r.make_int32 = [](size_t n) {
       size_t bytes = 0;
-      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
-                                                         static_cast<uint32_t*>(nullptr),
-                                                         static_cast<const uint32_t*>(nullptr),
-                                                         static_cast<uint32_t*>(nullptr), n));
+      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+          nullptr, bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+          static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr), n));
       auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
       auto values_in = std::make_shared<DeviceBuffer<uint32_t>>(n);
       auto values_out = std::make_shared<DeviceBuffer<uint32_t>>(n);
       SCANLAB_CUDA_CHECK(cudaMemset(values_in->data(), 0, n * sizeof(uint32_t)));
       return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
         size_t b = bytes;
-        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp->data(), b, as_keys(in), as_keys(out), values_in->data(),
-                                                           values_out->data(), m, 0, 32, s));
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp->data(), b, as_keys(in), as_keys(out),
+                                                           values_in->data(), values_out->data(), m, 0, 32, s));
       });
     };
     r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add({"ch09_radix_sort_keys", "chapter 09: LSD radix sort, 8 passes of 4-bit digits (uint32 keys)",
-                      Check::custom});
+    Row& r = reg.add(
+        {"ch09_radix_sort_keys", "chapter 09: LSD radix sort, 8 passes of 4-bit digits (uint32 keys)", Check::custom});
     r.baseline = "cub_radix_sort_keys";
     r.make_int32 = [](size_t n) {
       auto ws = std::make_shared<ch09::RadixSortWorkspace>(n);
@@ -325,8 +328,8 @@ void register_ch09(Registry& reg) {
     r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add({"ch09_radix_sort_pairs", "chapter 09: LSD radix sort of uint32 key-value pairs, 4-bit digits",
-                      Check::custom});
+    Row& r = reg.add(
+        {"ch09_radix_sort_pairs", "chapter 09: LSD radix sort of uint32 key-value pairs, 4-bit digits", Check::custom});
     r.baseline = "cub_radix_sort_pairs";
     r.make_int32 = [](size_t n) {
       auto ws = std::make_shared<ch09::RadixSortWorkspace>(n);
@@ -340,8 +343,8 @@ void register_ch09(Registry& reg) {
     r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add({"ch09_onesweep_sort_keys", "chapter 09: Onesweep, one pass per 8-bit digit (uint32 keys)",
-                      Check::custom});
+    Row& r = reg.add(
+        {"ch09_onesweep_sort_keys", "chapter 09: Onesweep, one pass per 8-bit digit (uint32 keys)", Check::custom});
     r.baseline = "cub_radix_sort_keys";
     r.make_int32 = [](size_t n) {
       auto ws = std::make_shared<ch09::OnesweepWorkspace<uint32_t>>(n);
@@ -352,8 +355,8 @@ void register_ch09(Registry& reg) {
     r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add({"ch09_onesweep_sort_pairs", "chapter 09: Onesweep of uint32 key-value pairs, 8-bit digits",
-                      Check::custom});
+    Row& r = reg.add(
+        {"ch09_onesweep_sort_pairs", "chapter 09: Onesweep of uint32 key-value pairs, 8-bit digits", Check::custom});
     r.baseline = "cub_radix_sort_pairs";
     r.make_int32 = [](size_t n) {
       auto ws = std::make_shared<ch09::OnesweepWorkspace<uint32_t>>(n);
@@ -367,8 +370,8 @@ void register_ch09(Registry& reg) {
     r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add({"ch09_radix_sort_split", "chapter 09: LSD radix sort by 32 one-bit splits (scan of flags)",
-                      Check::custom});
+    Row& r = reg.add(
+        {"ch09_radix_sort_split", "chapter 09: LSD radix sort by 32 one-bit splits (scan of flags)", Check::custom});
     r.baseline = "cub_radix_sort_keys";
     r.max_n = size_t(1) << 24;
     r.limit_note = "32 passes of scan + scatter: capped at 2^24";
@@ -392,9 +395,9 @@ void register_ch10_segmented(Registry& reg, uint32_t mean) {
   const std::string sfx = mean == 500 ? std::string() : "_seg" + std::to_string(mean);
   const std::string segments = "segments of mean length " + std::to_string(mean);
   {
-    Row& r = reg.add({"cub_inclusive_sum_by_key" + sfx,
-                      "cub::DeviceScan::InclusiveSumByKey, " + segments + " as runs of equal int32 keys",
-                      Check::custom});
+    Row& r =
+        reg.add({"cub_inclusive_sum_by_key" + sfx,
+                 "cub::DeviceScan::InclusiveSumByKey, " + segments + " as runs of equal int32 keys", Check::custom});
     set_stateful(r, [mean](auto tag, size_t n) {
       using T = typename decltype(tag)::type;
       const std::vector<uint8_t> heads = bench_heads(n, mean);
@@ -403,8 +406,8 @@ void register_ch10_segmented(Registry& reg, uint32_t mean) {
       for (size_t i = 0; i < n; ++i) keys[i] = (id += (i > 0 && heads[i]) ? 1 : 0);
       auto d_keys = std::make_shared<DeviceBuffer<int32_t>>(keys);
       size_t bytes = 0;
-      SCANLAB_CUDA_CHECK(cub::DeviceScan::InclusiveSumByKey(nullptr, bytes, d_keys->data(), static_cast<const T*>(nullptr),
-                                                            static_cast<T*>(nullptr), n));
+      SCANLAB_CUDA_CHECK(cub::DeviceScan::InclusiveSumByKey(
+          nullptr, bytes, d_keys->data(), static_cast<const T*>(nullptr), static_cast<T*>(nullptr), n));
       auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
       return [temp, bytes, d_keys](const T* in, T* out, size_t m, cudaStream_t s) {
         size_t b = bytes;
@@ -455,9 +458,8 @@ void register_ch10(Registry& reg) {
       auto tmp = std::make_shared<DeviceBuffer<int32_t>>(n);
       auto tmp2 = std::make_shared<DeviceBuffer<int32_t>>(n);  // CUB's scans out of place
       size_t bytes = 0;
-      SCANLAB_CUDA_CHECK(cub::DeviceScan::InclusiveSumByKey(nullptr, bytes, keys->data(),
-                                                            static_cast<const int32_t*>(nullptr),
-                                                            static_cast<int32_t*>(nullptr), n));
+      SCANLAB_CUDA_CHECK(cub::DeviceScan::InclusiveSumByKey(
+          nullptr, bytes, keys->data(), static_cast<const int32_t*>(nullptr), static_cast<int32_t*>(nullptr), n));
       auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
       return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
         size_t b = bytes;

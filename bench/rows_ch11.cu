@@ -19,7 +19,9 @@ void add_ch11_row(Registry& reg, const std::string& name, const std::string& wha
   set_stateful(r, [](auto tag, size_t n) {
     using T = typename decltype(tag)::type;
     auto scan = std::make_shared<ch11::AsyncCopyScan<T, P>>(n);
-    return [scan](const T* in, T* out, size_t count, cudaStream_t s) { scan->exclusive(in, out, count, Plus<T>{}, s); };
+    return [scan](const T* in, T* out, size_t count, cudaStream_t s) {
+      scan->exclusive(in, out, count, Plus<T>{}, s);
+    };
   });
 }
 
@@ -28,8 +30,8 @@ void add_ch11_row(Registry& reg, const std::string& name, const std::string& wha
 // Chapter 11: one row per tile shape, the default first. The descriptor and ticket reset is inside
 // the timed operation, as in chapter 07's rows.
 void register_ch11_rows(Registry& reg) {
-  add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_async_copy",
-                                    "chapter 11: bulk copies into shared memory, 128 threads x 16 items x 4 chunks per tile");
+  add_ch11_row<ch11::DefaultPolicy>(
+      reg, "ch11_async_copy", "chapter 11: bulk copies into shared memory, 128 threads x 16 items x 4 chunks per tile");
   add_ch11_row<ch11::Policy<128, 16, 8>>(reg, "ch11_128x16x8", "chapter 11, 128 threads x 16 items x 8 chunks");
   add_ch11_row<ch11::Policy<128, 32, 2>>(reg, "ch11_128x32x2", "chapter 11, 128 threads x 32 items x 2 chunks");
   add_ch11_row<ch11::Policy<128, 16, 1>>(reg, "ch11_128x16x1", "chapter 11, 128 threads x 16 items x 1 chunk");

@@ -9,14 +9,14 @@
 
 #include <scanlab/monoid.hpp>
 
-#include "bank_conflicts_dispatch.cuh"  // chapters/ and solutions/03_bank_conflicts
-#include "blelloch_dispatch.cuh"  // chapters/ and solutions/02_blelloch
-#include "chained_scan_dispatch.cuh"  // chapters/ and solutions/06_chained_scan
+#include "bank_conflicts_dispatch.cuh"      // chapters/ and solutions/03_bank_conflicts
+#include "blelloch_dispatch.cuh"            // chapters/ and solutions/02_blelloch
+#include "chained_scan_dispatch.cuh"        // chapters/ and solutions/06_chained_scan
 #include "decoupled_lookback_dispatch.cuh"  // chapters/ and solutions/07_decoupled_lookback
-#include "hillis_steele_dispatch.cuh"  // chapters/ and solutions/01_hillis_steele
-#include "multi_block_scan_dispatch.cuh"  // chapters/ and solutions/05_multi_block
+#include "hillis_steele_dispatch.cuh"       // chapters/ and solutions/01_hillis_steele
+#include "multi_block_scan_dispatch.cuh"    // chapters/ and solutions/05_multi_block
 #include "registry.hpp"
-#include "sequential_scan_dispatch.cuh"  // chapters/ and solutions/00_sequential
+#include "sequential_scan_dispatch.cuh"     // chapters/ and solutions/00_sequential
 #include "warp_and_registers_dispatch.cuh"  // chapters/ and solutions/04_warp_and_registers
 
 namespace scanlab::bench {
@@ -26,8 +26,7 @@ template <class P>
 using elem_t = std::remove_const_t<std::remove_pointer_t<P>>;
 
 void register_ch00(Registry& reg) {
-  Row& r = reg.add({"ch00_one_thread", "chapter 00: one GPU thread walks the array (exclusive)",
-                    Check::exclusive});
+  Row& r = reg.add({"ch00_one_thread", "chapter 00: one GPU thread walks the array (exclusive)", Check::exclusive});
   // One thread does n dependent steps at memory latency: ~tens of ms at 2^20 already, so larger
   // sizes would only make the run long without teaching anything new.
   r.max_n = size_t(1) << 20;
@@ -135,19 +134,20 @@ void register_ch05(Registry& reg) {
       "chapter 05: reduce-then-scan as above, each thread loading its 16 items directly (no "
       "transpose) (exclusive)");
   add_ch05_reduce_then_scan<ch05::TilePolicy<512, 16>>(
-      reg, "ch05_reduce_then_scan_8k",
-      "chapter 05: reduce-then-scan with 8192-element tiles, 512 x 16 (exclusive)");
+      reg, "ch05_reduce_then_scan_8k", "chapter 05: reduce-then-scan with 8192-element tiles, 512 x 16 (exclusive)");
 }
 
 // Chapter 06: the chained scan. Its throughput is capped by one inter-SM message latency per tile,
 // whatever the memory can do; the row shows that cap next to chapter 07 in the same table.
 void register_ch06(Registry& reg) {
-  Row& r = reg.add({"ch06_chained", "chapter 06: chained scan, 256 threads x 16 items per tile (exclusive)",
-                    Check::exclusive});
+  Row& r = reg.add(
+      {"ch06_chained", "chapter 06: chained scan, 256 threads x 16 items per tile (exclusive)", Check::exclusive});
   set_stateful(r, [](auto tag, size_t n) {
     using T = typename decltype(tag)::type;
     auto scan = std::make_shared<ch06::ChainedScan<T>>(n);
-    return [scan](const T* in, T* out, size_t count, cudaStream_t s) { scan->exclusive(in, out, count, Plus<T>{}, s); };
+    return [scan](const T* in, T* out, size_t count, cudaStream_t s) {
+      scan->exclusive(in, out, count, Plus<T>{}, s);
+    };
   });
 }
 
@@ -186,11 +186,11 @@ void register_ch07(Registry& reg) {
       reg, "ch07_256x32", "chapter 07, 256 threads x 32 items, registers capped for 4 blocks per SM");
   add_ch07_row<Policy<512, 16>>(reg, "ch07_512x16", "chapter 07, 512 threads x 16 items");
   // Polling schedules (128 x 32): the eager polling chapter 07 started with, and spinning.
-  add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_poll_at_once", "chapter 07, 128x32, first read at once, then every 0.9 us",
-                                    {0, 900});
+  add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_poll_at_once",
+                                    "chapter 07, 128x32, first read at once, then every 0.9 us", {0, 900});
   add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_spin", "chapter 07, 128x32, reads back to back, no __nanosleep", {0, 0});
-  add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_poll_late", "chapter 07, 128x32, first read after 5 us, then every 0.9 us",
-                                    {5000, 900});
+  add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_poll_late",
+                                    "chapter 07, 128x32, first read after 5 us, then every 0.9 us", {5000, 900});
   // The book's steps (128 x 32).
   add_ch07_row<Policy<128, 32, Descriptors::fenced, Lookback::serial>>(
       reg, "ch07_serial_fenced", "chapter 07 step 1: one thread looks back, value-fence-flag descriptors");
@@ -203,7 +203,7 @@ void register_ch07(Registry& reg) {
 }  // namespace
 
 void register_application_rows(Registry& reg);  // rows_applications.cu: chapters 08-10
-void register_ch11_rows(Registry& reg);          // rows_ch11.cu
+void register_ch11_rows(Registry& reg);         // rows_ch11.cu
 
 void register_chapter_rows(Registry& reg) {
   register_ch00(reg);

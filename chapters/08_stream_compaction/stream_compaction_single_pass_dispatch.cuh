@@ -48,16 +48,17 @@ namespace ch08 {
 
 namespace single_pass = scanlab::single_pass;
 
-// Chapter 07's tile shape, 128 threads x 32 elements: 4096 elements a tile, eight 16-byte loads
-// per thread for 4-byte types.
-constexpr int kSinglePassThreads = 128;
-constexpr int kSinglePassItems = 32;
-constexpr std::size_t kSinglePassTile = static_cast<std::size_t>(kSinglePassThreads) * kSinglePassItems;
-// At least 6 tiles resident per SM (at most 85 registers a thread): the bytes in flight, in
-// registers, are what a single pass lives on (chapter 07, "Speed").
-constexpr int kSinglePassMinBlocksPerSm = 6;
+// The tuning, in chapter 07's policy vocabulary (scanlab/single_pass/policy.cuh), swept on an H100
+// (tests/gpu/tuning/ch08_single_pass_sweep.sh; the book's "Measured" section): chapter 07's tile
+// shape, 128 threads x 32 elements (4096 a tile, eight 16-byte loads per thread for 4-byte types),
+// at least 6 tiles resident per SM (at most 85 registers a thread: the bytes in flight, in
+// registers, are what a single pass lives on), one fused 64-bit word per tile (the count beside
+// its status), the warp look-back.
+using SinglePassPolicy = single_pass::Policy<128, 32, single_pass::Descriptors::fused, single_pass::Lookback::warp, 6>;
+constexpr std::size_t kSinglePassTile =
+    static_cast<std::size_t>(SinglePassPolicy::kBlockThreads) * SinglePassPolicy::kItems;
 template <class T>
-using SinglePassShape = single_pass::TileShape<T, kSinglePassThreads, kSinglePassItems>;
+using SinglePassShape = SinglePassPolicy::Shape<T>;
 
 // Bits of a count 0..VEC (a run's kept elements): 3 for VEC = 4.
 template <int VEC>
@@ -104,7 +105,7 @@ struct SinglePassStorage {
 
 // --8<-- [start:single_pass_kernel]
 template <class Shape, bool kPartition, class T, class Pred>
-__global__ void __launch_bounds__(Shape::BLOCK_THREADS, kSinglePassMinBlocksPerSm)
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, SinglePassPolicy::kMinBlocksPerSm)
     select_if_single_pass_kernel(const T* in, T* out, std::size_t n, CountDescriptors descriptors, unsigned* ticket,
                                  unsigned* d_num_selected, bool vectorized, single_pass::PollSchedule polls,
                                  Pred pred) {

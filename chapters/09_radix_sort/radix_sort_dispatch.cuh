@@ -25,7 +25,7 @@
 
 // By its path, in quotes: the emulator's translator rewrites the kernels of quoted includes only,
 // and it searches the including file's folder and the chapter's folders, not common/include.
-#include "../../common/include/scanlab/device_scan.cuh"
+#include <scanlab/device_scan.cuh>
 #include "radix_sort.cuh"
 
 namespace ch09 {

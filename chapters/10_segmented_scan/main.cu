@@ -115,7 +115,8 @@ bool run_segmented(const Config& cfg, nlohmann::json& report) {
   const scanlab::Plus<T> plus;
   auto launch = [&] {
     if (cfg.warp_only) ch10::segmented_inclusive_scan_warp_only(d_in.data(), d_heads.data(), d_out.data(), n, plus);
-    else if (cfg.exclusive) ch10::segmented_exclusive_scan(d_in.data(), ch10::HeadFlagArray{d_heads.data()}, d_out.data(), n, plus, ws);
+    else if (cfg.exclusive)
+      ch10::segmented_exclusive_scan(d_in.data(), ch10::HeadFlagArray{d_heads.data()}, d_out.data(), n, plus, ws);
     else ch10::segmented_inclusive_scan(d_in.data(), ch10::HeadFlagArray{d_heads.data()}, d_out.data(), n, plus, ws);
   };
   {
@@ -145,8 +146,9 @@ bool run_segmented(const Config& cfg, nlohmann::json& report) {
   if (r.ok && !cfg.warp_only && !scanlab::on_emulator() && n > 0) {
     const scanlab::TimingStats t = scanlab::time_ms(launch, 3, cfg.common.repeat);
     const double bytes = static_cast<double>(n) * (2 * sizeof(T) + 1);
-    std::cout << "median " << t.median_ms << " ms over " << t.reps << " run(s): "
-              << static_cast<double>(n) / (t.median_ms * 1e6) << " G elements/s, " << scanlab::gbps(bytes, t.median_ms)
+    std::cout << "median " << t.median_ms << " ms over " << t.reps
+              << " run(s): " << static_cast<double>(n) / (t.median_ms * 1e6) << " G elements/s, "
+              << scanlab::gbps(bytes, t.median_ms)
               << " GB/s (counting values in and out and one flag byte per element)\n";
     report["segmented"]["median_ms"] = t.median_ms;
   }
@@ -167,7 +169,11 @@ Image read_pgm(const std::string& path) {
   auto token = [&]() {
     std::string t;
     while (f >> t) {
-      if (t[0] == '#') { std::string rest; std::getline(f, rest); continue; }
+      if (t[0] == '#') {
+        std::string rest;
+        std::getline(f, rest);
+        continue;
+      }
       return t;
     }
     throw std::runtime_error("'" + path + "': truncated PGM header");
@@ -176,7 +182,8 @@ Image read_pgm(const std::string& path) {
   Image img;
   img.width = scanlab::parse_whole_number<int>(token(), "'" + path + "': the PGM width");
   img.height = scanlab::parse_whole_number<int>(token(), "'" + path + "': the PGM height");
-  if (scanlab::parse_whole_number<int>(token(), "'" + path + "': the PGM maxval") != 255) throw std::runtime_error("'" + path + "': only maxval 255 is supported");
+  if (scanlab::parse_whole_number<int>(token(), "'" + path + "': the PGM maxval") != 255)
+    throw std::runtime_error("'" + path + "': only maxval 255 is supported");
   f.get();
   if (img.width <= 0 || img.height <= 0) throw std::runtime_error("'" + path + "': bad size");
   img.pixels.resize(static_cast<std::size_t>(img.width) * img.height);
@@ -239,8 +246,8 @@ bool run_image(const Config& cfg, nlohmann::json& report) {
   }
   const std::vector<std::uint32_t> sat = d_sat.download();
   const scanlab::VerifyResult rs = scanlab::verify_exact(want.data(), sat.data(), pixels);
-  std::cout << "summed-area table of a " << w << " x " << h << " image: "
-            << (rs.ok ? "verified" : "FAILED: " + rs.message()) << "\n";
+  std::cout << "summed-area table of a " << w << " x " << h
+            << " image: " << (rs.ok ? "verified" : "FAILED: " + rs.message()) << "\n";
 
   // The filter, by summing every box directly (no table).
   const std::vector<std::uint8_t> got = d_out.download();
@@ -281,11 +288,14 @@ bool run_image(const Config& cfg, nlohmann::json& report) {
   write_pgm(cfg.output, side);
   std::cout << "wrote " << cfg.output << " (" << 2 * w << " x " << h
             << ": the original left, the filtered image right; any image viewer opens PGM)\n";
-  report["image"] = {{"width", w}, {"height", h}, {"sat_verified", rs.ok}, {"filter_verified", filter_ok},
-                     {"output", cfg.output}};
+  report["image"] = {
+      {"width", w}, {"height", h}, {"sat_verified", rs.ok}, {"filter_verified", filter_ok}, {"output", cfg.output}};
   if (filter_ok && !scanlab::on_emulator()) {
-    const scanlab::TimingStats t = scanlab::time_ms([&] { ch10::summed_area_table(d_image.data(), d_sat.data(), w, h, ws); },
-                                                    3, cfg.common.repeat);
+    const scanlab::TimingStats t = scanlab::time_ms(
+        [&] {
+          ch10::summed_area_table(d_image.data(), d_sat.data(), w, h, ws);
+        },
+        3, cfg.common.repeat);
     std::cout << "summed-area table: median " << t.median_ms << " ms over " << t.reps << " run(s)\n";
     report["image"]["sat_median_ms"] = t.median_ms;
   }
@@ -306,9 +316,14 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_flag("--warp-only", cfg.warp_only, "run the scan article's warp-only segmented scan, and watch it fail");
-  app.add_option("--width", cfg.width, "width of the generated test image")->check(CLI::Range(1, 4096))->capture_default_str();
-  app.add_option("--height", cfg.height, "height of the generated test image")->check(CLI::Range(1, 4096))->capture_default_str();
-  app.add_option("--input", cfg.input, "filter this binary PGM (P5) image instead of the test card")->check(CLI::ExistingFile);
+  app.add_option("--width", cfg.width, "width of the generated test image")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  app.add_option("--height", cfg.height, "height of the generated test image")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  app.add_option("--input", cfg.input, "filter this binary PGM (P5) image instead of the test card")
+      ->check(CLI::ExistingFile);
   app.add_option("--output", cfg.output, "where to write the PGM (original | filtered)")->capture_default_str();
   app.add_option("--max-radius", cfg.max_radius, "box radius at the top and bottom edges")
       ->check(CLI::Range(0, 1000))
@@ -322,8 +337,8 @@ int main(int argc, char** argv) {
                    "summed-area table = row scans (a segmented scan), transpose, row scans, transpose.\n"
                 << "backend: " << scanlab::backend_description() << "\n\n";
     }
-    nlohmann::json report = {{"chapter", "10_segmented_scan"}, {"backend", scanlab::backend_name()},
-                             {"seed", cfg.common.seed}};
+    nlohmann::json report = {
+        {"chapter", "10_segmented_scan"}, {"backend", scanlab::backend_name()}, {"seed", cfg.common.seed}};
     bool ok = cfg.type == "float" ? run_segmented<float>(cfg, report) : run_segmented<std::int32_t>(cfg, report);
     if (!cfg.skip_image && !cfg.warp_only) ok = run_image(cfg, report) && ok;
     if (scanlab::on_emulator() && !cfg.common.quiet) scanlab::say_not_timed();

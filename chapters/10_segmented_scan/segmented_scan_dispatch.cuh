@@ -23,7 +23,7 @@
 #include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
-#include <scanlab/single_pass/tile.cuh>      // chapter 06's tile work
+#include <scanlab/single_pass/tile.cuh>  // chapter 06's tile work
 
 #include "segmented_scan.cuh"
 #include "segmented_scan_warp_only.cuh"  // the scan article's version, for --warp-only
@@ -71,7 +71,8 @@ namespace single_pass = scanlab::single_pass;
 // (at most 102 registers a thread; left free, the compiler took 118 and only 4 fit), fused
 // descriptors for values of at most 32 bits (fenced ones else: "automatic"), the warp look-back; and
 // chapter 08's shorter poll schedule. 128 x 16 with 8 resident came close.
-using SegmentedPolicy = single_pass::Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 5>;
+using SegmentedPolicy =
+    single_pass::Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 5>;
 constexpr single_pass::PollSchedule kSegmentedPolls = {2000, 500};
 template <class T>
 using SegmentedShape = SegmentedPolicy::Shape<T>;
@@ -105,7 +106,8 @@ __device__ __forceinline__ Flagged<T> warp_segmented_scan_bits(const T (&values)
   for (int r = 0; r < Shape::ROWS; ++r) {  // fold each VEC-run with the lifted operator
     F run{values[r * Shape::VEC], (bits >> (r * Shape::VEC)) & 1u};
 #pragma unroll
-    for (int k = 1; k < Shape::VEC; ++k) run = seg(run, F{values[r * Shape::VEC + k], (bits >> (r * Shape::VEC + k)) & 1u});
+    for (int k = 1; k < Shape::VEC; ++k)
+      run = seg(run, F{values[r * Shape::VEC + k], (bits >> (r * Shape::VEC + k)) & 1u});
     inclusive[r] = run.value;
     row_heads[r] = __ballot_sync(scanlab::kFullWarpMask, run.head != 0u);
     const unsigned at_or_below = row_heads[r] & (lanes_below | (1u << lane));
@@ -144,8 +146,8 @@ struct FusedFlaggedDescriptors {
   __device__ void publish(unsigned tile, single_pass::Status status, const Flagged<T>& p) {
     unsigned bits = 0;
     memcpy(&bits, &p.value, sizeof(T));
-    const unsigned long long word = (static_cast<unsigned long long>(status) << 33) |
-                                    (static_cast<unsigned long long>(p.head != 0u) << 32) | bits;
+    const unsigned long long word =
+        (static_cast<unsigned long long>(status) << 33) | (static_cast<unsigned long long>(p.head != 0u) << 32) | bits;
     *reinterpret_cast<volatile unsigned long long*>(&words[tile]) = word;
   }
 
@@ -158,9 +160,9 @@ struct FusedFlaggedDescriptors {
   }
 };
 template <class T>
-using FlaggedDescriptors =
-    std::conditional_t<single_pass::resolve_descriptors<T>(SegmentedPolicy::kDescriptors) == single_pass::Descriptors::fused,
-                       FusedFlaggedDescriptors<T>, single_pass::TileDescriptors<Flagged<T>, single_pass::Descriptors::fenced>>;
+using FlaggedDescriptors = std::conditional_t<
+    single_pass::resolve_descriptors<T>(SegmentedPolicy::kDescriptors) == single_pass::Descriptors::fused,
+    FusedFlaggedDescriptors<T>, single_pass::TileDescriptors<Flagged<T>, single_pass::Descriptors::fenced>>;
 
 // A tile's head flags, one byte each: word r of a thread holds the 4 flags of its row-r run (the
 // 4 bytes at tile offset Shape::offset(warp, lane, r, 0); the host checked the array's alignment,
@@ -217,7 +219,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SegmentedPolicy::kMinBlo
 #pragma unroll
     for (int k = 0; k < Shape::VEC; ++k) {
       const int i = Shape::offset(warp, lane, r, k);
-      const unsigned head = flag_words ? ((words[r] >> (8 * k)) & 0xffu) != 0u
+      const unsigned head = flag_words  ? ((words[r] >> (8 * k)) & 0xffu) != 0u
                             : i < valid ? heads(start + static_cast<std::size_t>(i))
                                         : 0u;
       bits |= head << (r * Shape::VEC + k);
@@ -229,8 +231,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SegmentedPolicy::kMinBlo
   F warp_prefix;
   const F aggregate = single_pass::block_aggregate_and_warp_prefix<Shape>(warp_total, warp_totals, seg, warp_prefix);
   if (warp == 0) {
-    const F before = single_pass::publish_and_look_back<single_pass::Lookback::warp>(
-        desc, tile, aggregate, seg, polls);
+    const F before = single_pass::publish_and_look_back<single_pass::Lookback::warp>(desc, tile, aggregate, seg, polls);
     if (lane == 0) tile_prefix = before;
   }
   __syncthreads();
@@ -327,8 +328,9 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
   if (tiles > 0x7fffffffu) throw std::invalid_argument("ch10: more than 2^31 - 1 tiles");
   ws.reset(tiles, s);
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
-  static const std::size_t resident = scanlab::resident_blocks(
-      segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>, SegmentedPolicy::kBlockThreads);
+  static const std::size_t resident =
+      scanlab::resident_blocks(segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>,
+                               SegmentedPolicy::kBlockThreads);
   const single_pass::PollSchedule polls = single_pass::polls_for_grid(kSegmentedPolls, tiles, resident);
   // 16-byte loads and stores of values, and 4-byte loads of a flag array: all or none.
   bool vectorized = single_pass::aligned16(d_in) && single_pass::aligned16(d_out);
@@ -336,8 +338,8 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
     vectorized = vectorized && reinterpret_cast<std::uintptr_t>(heads.flags) % 4 == 0;
   }
   segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>
-      <<<static_cast<unsigned>(tiles), SegmentedPolicy::kBlockThreads, 0, s>>>(d_in, d_out, n, heads, store, ws.descriptors(),
-                                                                ws.ticket(), vectorized, polls);
+      <<<static_cast<unsigned>(tiles), SegmentedPolicy::kBlockThreads, 0, s>>>(
+          d_in, d_out, n, heads, store, ws.descriptors(), ws.ticket(), vectorized, polls);
   SCANLAB_CHECK_LAUNCH();
 }
 }  // namespace detail
@@ -351,8 +353,8 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
 // input before it writes.
 // --8<-- [start:segmented_host]
 template <class T, class Op, class Heads>
-void segmented_inclusive_scan(const T* d_in, Heads heads, T* d_out, std::size_t n, Op op,
-                              SegmentedScanWorkspace<T>& ws, cudaStream_t s = 0) {
+void segmented_inclusive_scan(const T* d_in, Heads heads, T* d_out, std::size_t n, Op op, SegmentedScanWorkspace<T>& ws,
+                              cudaStream_t s = 0) {
   detail::check_segmented_size(n, ws, "ch10::segmented_inclusive_scan");
   (void)op;
   SCANLAB_NVTX_RANGE("ch10::segmented_inclusive_scan");
@@ -362,13 +364,13 @@ void segmented_inclusive_scan(const T* d_in, Heads heads, T* d_out, std::size_t 
 
 // out[i] = in[s] op ... op in[i - 1] (the identity at a head).
 template <class T, class Op, class Heads>
-void segmented_exclusive_scan(const T* d_in, Heads heads, T* d_out, std::size_t n, Op op,
-                              SegmentedScanWorkspace<T>& ws, cudaStream_t s = 0) {
+void segmented_exclusive_scan(const T* d_in, Heads heads, T* d_out, std::size_t n, Op op, SegmentedScanWorkspace<T>& ws,
+                              cudaStream_t s = 0) {
   detail::check_segmented_size(n, ws, "ch10::segmented_exclusive_scan");
   (void)op;
   SCANLAB_NVTX_RANGE("ch10::segmented_exclusive_scan");
-  detail::segmented_scan_single_pass<false, T, Op>(d_in, d_out, n, heads, ExclusiveValueStore<T, Op, Heads>{d_out, heads},
-                                                   ws, s);
+  detail::segmented_scan_single_pass<false, T, Op>(d_in, d_out, n, heads,
+                                                   ExclusiveValueStore<T, Op, Heads>{d_out, heads}, ws, s);
 }
 
 // Conveniences with their own workspace and head-flag array.
@@ -429,9 +431,7 @@ void transpose(const T* d_in, T* d_out, int width, int height, cudaStream_t s = 
 template <class T>
 struct SatWorkspace {
   SatWorkspace(int width, int height)
-      : pixels(static_cast<std::size_t>(width) * static_cast<std::size_t>(height)),
-        tmp(pixels),
-        scan(pixels) {}
+      : pixels(static_cast<std::size_t>(width) * static_cast<std::size_t>(height)), tmp(pixels), scan(pixels) {}
   std::size_t pixels;
   scanlab::DeviceBuffer<T> tmp;
   SegmentedScanWorkspace<T> scan;

@@ -30,8 +30,8 @@ __global__ void segmented_inclusive_scan_warp_only_kernel(const T* in, const std
 template <class T, class Op>
 void segmented_inclusive_scan_warp_only(const T* d_in, const std::uint8_t* d_heads, T* d_out, std::size_t n, Op) {
   if (n == 0) return;
-  segmented_inclusive_scan_warp_only_kernel<T, Op><<<static_cast<unsigned>((n + 255) / 256), 256>>>(d_in, d_heads,
-                                                                                                   d_out, n);
+  segmented_inclusive_scan_warp_only_kernel<T, Op>
+      <<<static_cast<unsigned>((n + 255) / 256), 256>>>(d_in, d_heads, d_out, n);
   SCANLAB_CHECK_LAUNCH();
 }
 

@@ -112,6 +112,7 @@ def _skip_literal(src: str, i: int) -> int:
 def _c_string_literals(text: str) -> List[str]:
     """The decoded contents of the leading run of adjacent string literals in text."""
     parts = []
+    end = 0  # where the previous literal ended
     for m in re.finditer(r'\s*"((?:[^"\\]|\\.)*)"', text):
         if parts and m.start() != end:
             break

@@ -52,7 +52,7 @@ def _seconds(name: str, text: str) -> float:
     try:
         t = float(text)
     except ValueError:
-        raise UsageError(f"{name}: '{text}' is not a number of seconds")
+        raise UsageError(f"{name}: '{text}' is not a number of seconds") from None
     if not math.isfinite(t) or t <= 0 or t > 86400:
         raise UsageError(f"{name}: give a time between 0 and 86400 seconds, not {text}")
     return t
@@ -68,7 +68,7 @@ def _check_output_file(name: str, path: Path) -> None:
         with open(path, "a"):
             pass
     except OSError as e:
-        raise UsageError(f"{name}: cannot write {path}: {e.strerror}")
+        raise UsageError(f"{name}: cannot write {path}: {e.strerror}") from None
     if not existed:
         path.unlink()
 
@@ -82,7 +82,7 @@ def _check_output_folder(name: str, path: Path) -> None:
         with tempfile.NamedTemporaryFile(dir=path):
             pass
     except OSError as e:
-        raise UsageError(f"{name}: cannot use {path} as a folder: {e.strerror}")
+        raise UsageError(f"{name}: cannot use {path} as a folder: {e.strerror}") from None
 
 
 def parse_args(argv: List[str]) -> argparse.Namespace:

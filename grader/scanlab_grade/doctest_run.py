@@ -230,7 +230,8 @@ def run_tests(binary, names: List[str], env: Dict[str, str], workdir: Path, labe
             if index >= len(names):
                 break
             if r.name != names[index]:
-                raise GradeError(f"{Path(_command(binary)[-1]).name}: expected test case '{names[index]}', got '{r.name}'")
+                runner = Path(_command(binary)[-1]).name
+                raise GradeError(f"{runner}: expected test case '{names[index]}', got '{r.name}'")
             results[r.name] = r
             index += 1
         if index >= len(names):
@@ -243,7 +244,7 @@ def run_tests(binary, names: List[str], env: Dict[str, str], workdir: Path, labe
         reason = _exit_reason(rc, timed_out, timeout)
         tail = _tail_lines(log_path, 3, r"scanlab emulator")
         if not tail and not timed_out:
-            tail = [l for l in _tail_lines(log_path, 3) if not l.startswith("scanlab seed:")][-2:]
+            tail = [line for line in _tail_lines(log_path, 3) if not line.startswith("scanlab seed:")][-2:]
         if tail:
             reason += " | " + " | ".join(tail)
         points = reader.open[1] if reader.open is not None and reader.open[0] == name else None

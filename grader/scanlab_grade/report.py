@@ -186,7 +186,8 @@ def write_csv(path, chapters: List[Chapter], rows: List[Grade]) -> None:
         w.writerow(["student"] + [c.id for c in chapters] + ["total", "points", "sandbox", "notes"])
         for g in rows:
             notes = "; ".join(f"{c.chapter.id}: {c.status.replace('_', ' ')}"
-                              + (f" ({c.compile_error.splitlines()[0]})" if c.compile_error and c.status != "compile_error" else "")
+                              + (f" ({c.compile_error.splitlines()[0]})"
+                                 if c.compile_error and c.status != "compile_error" else "")
                               for c in g.chapters if c.status != "graded")
             w.writerow([csv_cell(x) for x in
                         [g.student] + [c.score for c in g.chapters] + [g.score, g.points, g.sandbox, notes]])

@@ -49,10 +49,8 @@ __device__ void blelloch_exclusive_scan_shared(T* temp, Op op, scanlab::TraceLog
       // the store to temp[left] (it cannot rule out left == right), one more shared load per level.
       const T left_total = temp[left];
       const T prefix = temp[right];
-      // clang-format off
-      temp[left] = prefix;                      // left child: the parent's prefix
-      temp[right] = op(prefix, left_total);     // right child: prefix, then the left subtree
-      // clang-format on
+      temp[left] = prefix;                   // left child: the parent's prefix
+      temp[right] = op(prefix, left_total);  // right child: prefix, then the left subtree
     }
     ++step;
     SCANLAB_TRACE_BLOCK_ARRAY(log, "down", step, temp, m);

@@ -45,12 +45,20 @@ template <class T, class Op, class MakeRandom, class Scan>
 void check_all_sizes(ScanKind kind, Op op, MakeRandom make_random, const T& constant, Scan scan) {
   std::uint64_t stream = 0;
   check_random_and_constant(kSizes, make_random, constant, stream, std::string(scanlab::to_string(kind)) + " scan",
-                            [&](const std::vector<T>& in) { return check_scan(in, scan(in, kind, op), kind, op); });
+                            [&](const std::vector<T>& in) {
+                              return check_scan(in, scan(in, kind, op), kind, op);
+                            });
 }
 
-const auto kHost = [](const auto& in, ScanKind kind, auto op) { return scan("host_scan", in, kind, op); };
-const auto kHostInPlace = [](const auto& in, ScanKind kind, auto op) { return scan("host_scan", in, kind, op, true); };
-const auto kDevice = [](const auto& in, ScanKind kind, auto op) { return scan("device_scan", in, kind, op); };
+const auto kHost = [](const auto& in, ScanKind kind, auto op) {
+  return scan("host_scan", in, kind, op);
+};
+const auto kHostInPlace = [](const auto& in, ScanKind kind, auto op) {
+  return scan("host_scan", in, kind, op, true);
+};
+const auto kDevice = [](const auto& in, ScanKind kind, auto op) {
+  return scan("device_scan", in, kind, op);
+};
 const auto kDeviceInPlace = [](const auto& in, ScanKind kind, auto op) {
   return scan("device_scan", in, kind, op, true);
 };
@@ -73,12 +81,10 @@ TEST_CASE("host exclusive scan of int32 starts with the identity and equals the 
   check_n_zero_writes_nothing("host_scan", ScanKind::exclusive, Plus<std::int32_t>{});
 }
 
-TEST_CASE("host scans work in place (in == out), inclusive and exclusive" *
-          doctest::description("points: 10")) {
+TEST_CASE("host scans work in place (in == out), inclusive and exclusive" * doctest::description("points: 10")) {
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
     check_all_sizes(kind, Plus<std::int32_t>{}, random_ints, std::int32_t{7}, kHostInPlace);
-    check_all_sizes(kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine,
-                    kHostInPlace);
+    check_all_sizes(kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine, kHostInPlace);
   }
 }
 
@@ -126,8 +132,7 @@ TEST_CASE("one-thread GPU scans of float32 match a float64 reference within tole
   }
 }
 
-TEST_CASE("one-thread GPU scans keep operand order: affine maps over uint32" *
-          doctest::description("points: 10")) {
+TEST_CASE("one-thread GPU scans keep operand order: affine maps over uint32" * doctest::description("points: 10")) {
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
     check_all_sizes(kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine, kDevice);
   }

@@ -37,9 +37,12 @@ SCANLAB_GRADE_ENTRY(device_scan) {
     const std::vector<T> in = call.input<T>(0);
     const std::size_t n = call.length(in.size());
     const ScanKind kind = call.kind();
-    call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-      if (kind == ScanKind::inclusive) ch00::one_thread_inclusive_scan(d_in, d_out, n, op);
-      else ch00::one_thread_exclusive_scan(d_in, d_out, n, op);
-    }, call.param<bool>("in_place", false)));
+    call.output(run_on_device(
+        in,
+        [&](T* d_in, T* d_out) {
+          if (kind == ScanKind::inclusive) ch00::one_thread_inclusive_scan(d_in, d_out, n, op);
+          else ch00::one_thread_exclusive_scan(d_in, d_out, n, op);
+        },
+        call.param<bool>("in_place", false)));
   });
 }

@@ -37,7 +37,9 @@ std::vector<T> block_scan(const std::vector<T>& in, ScanKind kind, Op op) {
 template <class T, class Op, class MakeRandom>
 void check_block_all_sizes(ScanKind kind, Op op, MakeRandom make_random, const T& constant) {
   std::uint64_t stream = 0;
-  const auto check = [&](const std::vector<T>& in) { return check_scan(in, block_scan(in, kind, op), kind, op); };
+  const auto check = [&](const std::vector<T>& in) {
+    return check_scan(in, block_scan(in, kind, op), kind, op);
+  };
   check_random_and_constant(kBlockSizes, make_random, constant, stream,
                             std::string(scanlab::to_string(kind)) + " block scan", check);
 }
@@ -106,7 +108,8 @@ TEST_CASE("block scan limits: n == 1024 scans, n == 0 writes nothing" * doctest:
 
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
     INFO(std::string(scanlab::to_string(kind)) << " block scan told n == 0");
-    const std::vector<std::int32_t> got = call_entry("block_scan", Op{}, in, {{"kind", scanlab::to_string(kind)}, {"n", 0}});
+    const std::vector<std::int32_t> got =
+        call_entry("block_scan", Op{}, in, {{"kind", scanlab::to_string(kind)}, {"n", 0}});
     CHECK_MESSAGE(scanlab::count_poison(got.data(), got.size()) == in.size(), "n == 0 must not write the output");
   }
 }
@@ -115,7 +118,9 @@ TEST_CASE("block scan limits: n == 1024 scans, n == 0 writes nothing" * doctest:
 
 TEST_CASE("tile scan of int32 scans every tile on its own, including a ragged last tile" *
           doctest::description("points: 10")) {
-  for_each_block_order([] { check_tiles_all_sizes(Plus<std::int32_t>{}, random_ints, std::int32_t{7}); });
+  for_each_block_order([] {
+    check_tiles_all_sizes(Plus<std::int32_t>{}, random_ints, std::int32_t{7});
+  });
 }
 
 TEST_CASE("tile scan keeps operand order (affine over uint32) and handles float32" *
@@ -132,13 +137,14 @@ TEST_CASE("tile scan past 2^31 and 2^32 elements: the last tiles, from the launc
   // their true positions); with --gpu the whole array is made and scanned on the device.
   for (const int tile : {1024, 33}) {
     INFO("tile = " << tile);
-    const bool ok = check_last_units(static_cast<std::size_t>(tile), 3, "tiles of " + std::to_string(tile) + " elements",
-                                     "block b scans tile first_tile + b",
-                                     {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
-      const Reply r = far_request("tile_scan_far", n, first).monoid(Plus<std::int32_t>{}).params({{"tile", tile}}).send();
-      return check_tiles(far_window(first, n), output<std::int32_t>(r), static_cast<std::size_t>(tile),
-                         ScanKind::inclusive, Plus<std::int32_t>{});
-    });
+    const bool ok = check_last_units(
+        static_cast<std::size_t>(tile), 3, "tiles of " + std::to_string(tile) + " elements",
+        "block b scans tile first_tile + b", {kPast2To31, kPast2To32}, [&](std::size_t n, std::size_t first) {
+          const Reply r =
+              far_request("tile_scan_far", n, first).monoid(Plus<std::int32_t>{}).params({{"tile", tile}}).send();
+          return check_tiles(far_window(first, n), output<std::int32_t>(r), static_cast<std::size_t>(tile),
+                             ScanKind::inclusive, Plus<std::int32_t>{});
+        });
     if (!ok) return;
   }
 }

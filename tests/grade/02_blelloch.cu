@@ -39,7 +39,9 @@ std::vector<T> block_scan(const std::vector<T>& in, ScanKind kind, Op op) {
 template <class T, class Op, class MakeRandom>
 void check_block_all_sizes(ScanKind kind, Op op, MakeRandom make_random, const T& constant) {
   std::uint64_t stream = 0;
-  const auto check = [&](const std::vector<T>& in) { return check_scan(in, block_scan(in, kind, op), kind, op); };
+  const auto check = [&](const std::vector<T>& in) {
+    return check_scan(in, block_scan(in, kind, op), kind, op);
+  };
   check_random_and_constant(kBlockSizes, make_random, constant, stream,
                             std::string(scanlab::to_string(kind)) + " block scan", check);
 }
@@ -50,8 +52,7 @@ void check_tiles_all_sizes(ScanKind kind, Op op, MakeRandom make_random, const T
   std::uint64_t stream = 1000;
   for (const int tile : kTileSizes) {
     const auto tile_scan = [&](const std::vector<T>& in) {
-      const std::vector<T> got =
-          call_entry("tile_scan", op, in, {{"kind", scanlab::to_string(kind)}, {"tile", tile}});
+      const std::vector<T> got = call_entry("tile_scan", op, in, {{"kind", scanlab::to_string(kind)}, {"tile", tile}});
       return check_tiles(in, got, static_cast<std::size_t>(tile), kind, op);
     };
     if (!check_random_and_constant(tile_test_sizes(tile), make_random, constant, stream,
@@ -66,8 +67,7 @@ void check_tiles_all_sizes(ScanKind kind, Op op, MakeRandom make_random, const T
 
 // ---- one block ------------------------------------------------------------------------------
 
-TEST_CASE("the worked example 3 1 7 0 4 1 6 3 scans like the oracle, both kinds" *
-          doctest::description("points: 5")) {
+TEST_CASE("the worked example 3 1 7 0 4 1 6 3 scans like the oracle, both kinds" * doctest::description("points: 5")) {
   const std::vector<std::int32_t> in = {3, 1, 7, 0, 4, 1, 6, 3};
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
     INFO(std::string(scanlab::to_string(kind)));
@@ -80,8 +80,7 @@ TEST_CASE("block exclusive scan of int32 starts with the identity and equals the
   check_block_all_sizes(ScanKind::exclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
 }
 
-TEST_CASE("block inclusive scan of int32 equals the oracle, n = 1..2048" *
-          doctest::description("points: 10")) {
+TEST_CASE("block inclusive scan of int32 equals the oracle, n = 1..2048" * doctest::description("points: 10")) {
   check_block_all_sizes(ScanKind::inclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
 }
 
@@ -119,7 +118,8 @@ TEST_CASE("block scan limits: n == 2048 scans, n == 0 writes nothing" * doctest:
 
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
     INFO(std::string(scanlab::to_string(kind)) << " block scan told n == 0");
-    const std::vector<std::int32_t> got = call_entry("block_scan", Op{}, in, {{"kind", scanlab::to_string(kind)}, {"n", 0}});
+    const std::vector<std::int32_t> got =
+        call_entry("block_scan", Op{}, in, {{"kind", scanlab::to_string(kind)}, {"n", 0}});
     CHECK_MESSAGE(scanlab::count_poison(got.data(), got.size()) == in.size(), "n == 0 must not write the output");
   }
 }
@@ -136,8 +136,7 @@ TEST_CASE("tile scans of int32 scan every tile on its own, both kinds, with a ra
 
 TEST_CASE("tile scans keep operand order (affine over uint32)" * doctest::description("points: 10")) {
   for_each_block_order([] {
-    check_tiles_all_sizes(ScanKind::exclusive, AffineCompose<std::uint32_t>{}, random_affines,
-                          kConstantAffine);
+    check_tiles_all_sizes(ScanKind::exclusive, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
   });
 }
 

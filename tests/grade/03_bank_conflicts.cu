@@ -49,9 +49,10 @@ template <class T, class Op, class MakeRandom>
 void check_block_all_sizes(ScanKind kind, Op op, MakeRandom make_random, const T& constant,
                            const char* layout = "padded") {
   std::uint64_t stream = 0;
-  check_random_and_constant(
-      kBlockSizes, make_random, constant, stream, std::string(scanlab::to_string(kind)) + " block scan",
-      [&](const std::vector<T>& in) { return check_scan(in, block_scan(in, kind, op, layout), kind, op); });
+  check_random_and_constant(kBlockSizes, make_random, constant, stream,
+                            std::string(scanlab::to_string(kind)) + " block scan", [&](const std::vector<T>& in) {
+                              return check_scan(in, block_scan(in, kind, op, layout), kind, op);
+                            });
 }
 
 // The padded tile scan under test, checked tile by tile.
@@ -94,8 +95,9 @@ unsigned worst_bank_degree(const std::vector<int>& slots) {
 // times; the failure says how many.
 void check_bank_degree(const std::vector<int>& slots, const char* access) {
   const unsigned degree = worst_bank_degree(slots);
-  CHECK_MESSAGE(degree <= kMaxPaddedDegree, "bank conflicts: warp 0's " << access << " puts " << degree
-                                                << " different words into one bank (" << degree << "-way; the padding "
+  CHECK_MESSAGE(degree <= kMaxPaddedDegree, "bank conflicts: warp 0's "
+                                                << access << " puts " << degree << " different words into one bank ("
+                                                << degree << "-way; the padding "
                                                 << "must keep every access at " << kMaxPaddedDegree << "-way or less)");
 }
 
@@ -109,7 +111,8 @@ TEST_CASE("padded slots are distinct, increasing, and fit the launch's shared me
   const int m = kMaxBlockScan;
   for (int i = 1; i < m; ++i) {
     if (padded.slot[i] <= padded.slot[i - 1]) {
-      FAIL_CHECK("slot(" << i << ") = " << padded.slot[i] << " is not above slot(" << i - 1 << ") = " << padded.slot[i - 1]);
+      FAIL_CHECK("slot(" << i << ") = " << padded.slot[i] << " is not above slot(" << i - 1
+                         << ") = " << padded.slot[i - 1]);
       break;
     }
   }
@@ -147,8 +150,7 @@ TEST_CASE("padded slots of warp 0 hit no bank more than twice at any tree level 
 
 // ---- the scan is still right -----------------------------------------------------------------
 
-TEST_CASE("padded block exclusive scan of int32 equals the oracle, n = 1..2048" *
-          doctest::description("points: 10")) {
+TEST_CASE("padded block exclusive scan of int32 equals the oracle, n = 1..2048" * doctest::description("points: 10")) {
   check_block_all_sizes(ScanKind::exclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
 }
 
@@ -178,7 +180,8 @@ TEST_CASE("padded tile scans scan every tile on its own, with a ragged last tile
     for (const std::size_t n : {std::size_t(1), std::size_t(tile), std::size_t(3 * tile + tile / 2 + 1)}) {
       INFO("tile = " << tile << ", n = " << n);
       if (!check_tile_scan(random_ints(n, ++stream), tile, ScanKind::exclusive, Plus<std::int32_t>{})) return;
-      if (!check_tile_scan(random_affines(n, ++stream), tile, ScanKind::inclusive, AffineCompose<std::uint32_t>{})) return;
+      if (!check_tile_scan(random_affines(n, ++stream), tile, ScanKind::inclusive, AffineCompose<std::uint32_t>{}))
+        return;
     }
   }
 }
@@ -241,9 +244,10 @@ TEST_CASE("emulator: the padded kernel is at most 2-way at every tree level; cha
   for (std::size_t p = 0; p < padded.size(); ++p) {
     INFO("phase " << p << " (0 = load, 1..11 up-sweep, 12..22 down-sweep, 23 = store)");
     CHECK_MESSAGE(padded[p].accesses > 0, "no shared-memory access in this level");
-    CHECK_MESSAGE(padded[p].worst <= kMaxPaddedDegree, "bank conflicts: the emulator counted " << padded[p].worst
-                                                         << "-way conflicts in this phase (the padded layout must stay at "
-                                                         << kMaxPaddedDegree << "-way or less)");
+    CHECK_MESSAGE(padded[p].worst <= kMaxPaddedDegree,
+                  "bank conflicts: the emulator counted "
+                      << padded[p].worst << "-way conflicts in this phase (the padded layout must stay at "
+                      << kMaxPaddedDegree << "-way or less)");
   }
 
   unsigned worst = 0;

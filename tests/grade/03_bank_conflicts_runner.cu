@@ -37,7 +37,8 @@ template <class Layout, class T, class Op>
 std::vector<T> layout_block_scan(const std::vector<T>& in, std::size_t n, ScanKind kind, Op op) {
   if (n > in.size()) throw std::runtime_error("n is larger than the input");
   return run_on_device(in, [&](T* d_in, T* d_out) {
-    if (kind == ScanKind::inclusive) ch03::blelloch_layout_inclusive_scan_block<Layout>(d_in, d_out, static_cast<int>(n), op);
+    if (kind == ScanKind::inclusive)
+      ch03::blelloch_layout_inclusive_scan_block<Layout>(d_in, d_out, static_cast<int>(n), op);
     else ch03::blelloch_layout_exclusive_scan_block<Layout>(d_in, d_out, static_cast<int>(n), op);
   });
 }

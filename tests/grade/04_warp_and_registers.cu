@@ -30,7 +30,7 @@ namespace {
 using namespace scanlab::grading;
 
 constexpr std::size_t kWarp = 32;
-constexpr int kBlockThreads = 1024;          // block_tiles' default
+constexpr int kBlockThreads = 1024;  // block_tiles' default
 const int kItemsTiles[] = {1024, 2048, 4096, 8192};
 
 // Threads per block of the items scan for each tile (chapter 04's given launch shapes).
@@ -63,14 +63,15 @@ std::string block_total_hint(const std::vector<T>& in, const T& got, std::size_t
 // Every thread's block_total (the runner's second output) equals the fold of its tile's valid
 // elements. Exact monoids only: a float total has no single right rounding.
 template <class T, class Op>
-bool check_thread_totals(const std::vector<T>& in, const std::vector<T>& totals, std::size_t tile,
-                         std::size_t threads, Op op) {
+bool check_thread_totals(const std::vector<T>& in, const std::vector<T>& totals, std::size_t tile, std::size_t threads,
+                         Op op) {
   if constexpr (std::is_floating_point_v<T>) {
     return true;
   } else {
     const std::size_t tiles = (in.size() + tile - 1) / tile;
-    REQUIRE_MESSAGE(totals.size() == tiles * threads, "the runner returned " << totals.size()
-                        << " block totals for " << tiles << " tiles of " << threads << " threads");
+    REQUIRE_MESSAGE(totals.size() == tiles * threads, "the runner returned " << totals.size() << " block totals for "
+                                                                             << tiles << " tiles of " << threads
+                                                                             << " threads");
     for (std::size_t b = 0; b < tiles; ++b) {
       T total = Op::identity();
       for (std::size_t i = b * tile; i < std::min(in.size(), (b + 1) * tile); ++i) total = op(total, in[i]);
@@ -107,21 +108,32 @@ bool warp_tiles(const std::vector<T>& in, ScanKind kind, Op op) {
 template <class T, class Op>
 bool block_tiles(const std::vector<T>& in, ScanKind kind, Op op, int threads = kBlockThreads, bool in_place = false) {
   INFO("block_scan_tiles, " << threads << " threads (" << threads / 32 << " warps)" << (in_place ? ", in place" : ""));
-  const Reply r = Request("block_tiles").monoid(op).kind(kind).params({{"threads", threads}, {"in_place", in_place}}).input(in).send();
+  const Reply r = Request("block_tiles")
+                      .monoid(op)
+                      .kind(kind)
+                      .params({{"threads", threads}, {"in_place", in_place}})
+                      .input(in)
+                      .send();
   const auto tile = static_cast<std::size_t>(threads);
   name_warps(kWarp);  // one element per thread
   return check_tiles(in, output<T>(r, 0), tile, kind, op) && check_thread_totals(in, output<T>(r, 1), tile, tile, op);
 }
 
 template <class T, class Op>
-bool items_tiles(const std::vector<T>& in, ScanKind kind, Op op, int tile, bool in_place = false, std::size_t offset = 0) {
+bool items_tiles(const std::vector<T>& in, ScanKind kind, Op op, int tile, bool in_place = false,
+                 std::size_t offset = 0) {
   INFO("items_scan_tiles, tile = " << tile << (in_place ? ", in place" : "")
                                    << (offset ? ", pointers one element past a 16-byte boundary" : ""));
-  const Reply r = Request("items_tiles").monoid(op).kind(kind)
-                      .params({{"tile", tile}, {"in_place", in_place}, {"offset", offset}}).input(in).send();
+  const Reply r = Request("items_tiles")
+                      .monoid(op)
+                      .kind(kind)
+                      .params({{"tile", tile}, {"in_place", in_place}, {"offset", offset}})
+                      .input(in)
+                      .send();
   const auto t = static_cast<std::size_t>(tile);
   name_warps(kWarp * (t / items_threads(tile)));  // each thread's items are consecutive
-  return check_tiles(in, output<T>(r, 0), t, kind, op) && check_thread_totals(in, output<T>(r, 1), t, items_threads(tile), op);
+  return check_tiles(in, output<T>(r, 0), t, kind, op) &&
+         check_thread_totals(in, output<T>(r, 1), t, items_threads(tile), op);
 }
 
 // The boundary sizes for a tile, plus two random lengths below 3 tiles.
@@ -137,28 +149,35 @@ std::vector<std::size_t> sizes_for(std::size_t tile, std::uint64_t stream) {
 
 // Random and constant inputs of every size around `tile`, run through `run`, up to the first failure.
 template <class T, class MakeRandom, class Run>
-void check_all_sizes(std::size_t tile, std::uint64_t stream, ScanKind kind, MakeRandom make_random,
-                     const T& constant, Run run) {
+void check_all_sizes(std::size_t tile, std::uint64_t stream, ScanKind kind, MakeRandom make_random, const T& constant,
+                     Run run) {
   check_random_and_constant(sizes_for(tile, stream), make_random, constant, stream,
-                            std::string(scanlab::to_string(kind)) + " scan",
-                            [&](const std::vector<T>& in) { return run(in); });
+                            std::string(scanlab::to_string(kind)) + " scan", [&](const std::vector<T>& in) {
+                              return run(in);
+                            });
 }
 
 template <class T, class Op, class MakeRandom>
 void check_warp(ScanKind kind, Op op, MakeRandom make_random, const T& constant) {
-  check_all_sizes(kWarp, 100, kind, make_random, constant, [&](const std::vector<T>& in) { return warp_tiles(in, kind, op); });
+  check_all_sizes(kWarp, 100, kind, make_random, constant, [&](const std::vector<T>& in) {
+    return warp_tiles(in, kind, op);
+  });
 }
 
 template <class T, class Op, class MakeRandom>
 void check_block(ScanKind kind, Op op, MakeRandom make_random, const T& constant, int threads = kBlockThreads) {
   check_all_sizes(static_cast<std::size_t>(threads), 200 + threads, kind, make_random, constant,
-                  [&](const std::vector<T>& in) { return block_tiles(in, kind, op, threads); });
+                  [&](const std::vector<T>& in) {
+                    return block_tiles(in, kind, op, threads);
+                  });
 }
 
 template <class T, class Op, class MakeRandom>
 void check_items(int tile, ScanKind kind, Op op, MakeRandom make_random, const T& constant) {
   check_all_sizes(static_cast<std::size_t>(tile), 3000 + tile, kind, make_random, constant,
-                  [&](const std::vector<T>& in) { return items_tiles(in, kind, op, tile); });
+                  [&](const std::vector<T>& in) {
+                    return items_tiles(in, kind, op, tile);
+                  });
 }
 
 }  // namespace

@@ -40,9 +40,12 @@ SCANLAB_GRADE_ENTRY(block_tiles) {
     const std::size_t tiles = (in.size() + threads - 1) / threads;
     scanlab::DeviceBuffer<T> d_totals(tiles * threads);
     d_totals.fill_poison();
-    call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-      ch04::block_scan_tiles(d_in, d_out, in.size(), inclusive, op, 0, threads, d_totals.data());
-    }, call.param<bool>("in_place", false)));
+    call.output(run_on_device(
+        in,
+        [&](T* d_in, T* d_out) {
+          ch04::block_scan_tiles(d_in, d_out, in.size(), inclusive, op, 0, threads, d_totals.data());
+        },
+        call.param<bool>("in_place", false)));
     call.output(d_totals.download());
   });
 }
@@ -61,9 +64,12 @@ SCANLAB_GRADE_ENTRY(items_tiles) {
     const std::size_t tiles = tile > 0 ? (in.size() + tile - 1) / tile : 0;
     scanlab::DeviceBuffer<T> d_totals(tiles * threads);
     d_totals.fill_poison();
-    call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-      ch04::items_scan_tiles(d_in, d_out, in.size(), tile, inclusive, op, 0, d_totals.data());
-    }, call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
+    call.output(run_on_device(
+        in,
+        [&](T* d_in, T* d_out) {
+          ch04::items_scan_tiles(d_in, d_out, in.size(), tile, inclusive, op, 0, d_totals.data());
+        },
+        call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     call.output(d_totals.download());
   });
 }

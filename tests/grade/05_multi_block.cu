@@ -37,9 +37,7 @@ using scanlab::random_test_input;
 
 enum class Algo { scan_then_propagate, reduce_then_scan };
 
-const char* name_of(Algo a) {
-  return a == Algo::scan_then_propagate ? "scan_then_propagate" : "reduce_then_scan";
-}
+const char* name_of(Algo a) { return a == Algo::scan_then_propagate ? "scan_then_propagate" : "reduce_then_scan"; }
 
 // The whole scan, element by element, and element 0 on its own. The scan may widen its input
 // (int32 into int64 sums): the oracle then scans the widened input.
@@ -55,8 +53,14 @@ bool check_whole_scan(const std::vector<In>& in, const std::vector<typename Op::
 }
 
 // The two tile shapes of the chapter: LargeTiles (4096 elements) and WarpTiles (one warp, 32).
-struct LargeTiles { static constexpr std::size_t kTile = 4096; static constexpr const char* kName = "large"; };
-struct WarpTiles { static constexpr std::size_t kTile = 32; static constexpr const char* kName = "warp"; };
+struct LargeTiles {
+  static constexpr std::size_t kTile = 4096;
+  static constexpr const char* kName = "large";
+};
+struct WarpTiles {
+  static constexpr std::size_t kTile = 32;
+  static constexpr const char* kName = "warp";
+};
 
 // One scan under test (the runner's entry `scan`): poisoned output (or in place), checked whole.
 template <class Policy, class In, class Op>
@@ -64,13 +68,21 @@ bool run_and_check(Algo algo, const std::vector<In>& in, ScanKind kind, Op op, u
                    bool in_place = false) {
   using Acc = typename Op::value_type;
   const std::size_t n = in.size();
-  INFO(std::string(name_of(algo)) << ", " << std::string(scanlab::to_string(kind)) << ", tile " << Policy::kTile << ", n = " << n
-                     << (max_blocks ? ", at most " + std::to_string(max_blocks) + " blocks" : std::string())
-                     << (in_place ? ", in place" : ""));
-  const Reply r = Request("scan").monoid(op).kind(kind)
-                      .params({{"algo", name_of(algo)}, {"tiles", Policy::kName}, {"max_blocks", max_blocks},
-                               {"in_place", in_place}, {"int32_input", !std::is_same_v<In, Acc>}})
-                      .input(in).send();
+  INFO(
+      std::string(name_of(algo)) << ", " << std::string(scanlab::to_string(kind)) << ", tile " << Policy::kTile
+                                 << ", n = " << n
+                                 << (max_blocks ? ", at most " + std::to_string(max_blocks) + " blocks" : std::string())
+                                 << (in_place ? ", in place" : ""));
+  const Reply r = Request("scan")
+                      .monoid(op)
+                      .kind(kind)
+                      .params({{"algo", name_of(algo)},
+                               {"tiles", Policy::kName},
+                               {"max_blocks", max_blocks},
+                               {"in_place", in_place},
+                               {"int32_input", !std::is_same_v<In, Acc>}})
+                      .input(in)
+                      .send();
   last_call_tile_items() = Policy::kTile;  // a failure names the tile of its first wrong element
   return check_whole_scan(in, output<Acc>(r), kind, op);
 }
@@ -130,8 +142,9 @@ bool check_phases_window(Algo algo, ScanKind kind, std::size_t tiles_per_block, 
   const std::size_t count = (in.size() + unit - 1) / unit;
   const std::vector<std::int32_t> carries = random_ints(count, ++stream);
   Request request("phases_window");
-  request.monoid(Plus<std::int32_t>{}).kind(kind).params({{"algo", name_of(algo)}, {"n", n}, {"first", first},
-                                                          {"tiles_per_block", tiles_per_block}});
+  request.monoid(Plus<std::int32_t>{})
+      .kind(kind)
+      .params({{"algo", name_of(algo)}, {"n", n}, {"first", first}, {"tiles_per_block", tiles_per_block}});
   const Reply r = request.input(in).input(carries).send();
   std::vector<std::int32_t> expected(in.size());
   std::vector<std::int32_t> totals(count);
@@ -141,15 +154,18 @@ bool check_phases_window(Algo algo, ScanKind kind, std::size_t tiles_per_block, 
     scan_from(in.data() + begin, expected.data() + begin, len, kind, Plus<std::int32_t>{}, carries[u]);
     totals[u] = fold_range(in.data(), begin, begin + len, Plus<std::int32_t>{});
   }
-  return check_exact(totals, output<std::int32_t>(r, 1),  first / unit,
+  return check_exact(totals, output<std::int32_t>(r, 1), first / unit,
                      algo == Algo::scan_then_propagate ? "phase 1's tile sum of tile" : "phase 1's partial of block") &&
          check_exact(expected, output<std::int32_t>(r, 0), first, "element");
 }
 
 // On a GPU: the whole scan of the large array, made on the device; elements [first, n) checked.
 bool check_scan_far(Algo algo, ScanKind kind, std::size_t n, std::size_t first) {
-  const Reply r = far_request("scan_far", n, first).monoid(Plus<std::int32_t>{}).kind(kind)
-                      .params({{"algo", name_of(algo)}}).send();
+  const Reply r = far_request("scan_far", n, first)
+                      .monoid(Plus<std::int32_t>{})
+                      .kind(kind)
+                      .params({{"algo", name_of(algo)}})
+                      .send();
   // The sum of elements [0, first), once per length (2^32 of them take seconds on the host).
   static std::map<std::size_t, std::int32_t> prefixes;
   if (prefixes.count(first) == 0) {
@@ -190,7 +206,8 @@ TEST_CASE("carries reach every block: affine maps (not commutative) over 3 to 10
     std::uint64_t stream = 400;
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       // One-warp tiles: 3 blocks, 2 levels, 3 levels of block sums.
-      for (const std::size_t n : {std::size_t{3 * 32}, std::size_t{3 * 32 + 1}, std::size_t{1000}, std::size_t{40000}}) {
+      for (const std::size_t n :
+           {std::size_t{3 * 32}, std::size_t{3 * 32 + 1}, std::size_t{1000}, std::size_t{40000}}) {
         CHECK(run_and_check<WarpTiles>(Algo::scan_then_propagate, random_test_input<T>(n, ++stream), kind, Op{}));
         CHECK(run_and_check<WarpTiles>(Algo::reduce_then_scan, random_test_input<T>(n, ++stream), kind, Op{}));
         CHECK(run_and_check<WarpTiles>(Algo::reduce_then_scan, random_test_input<T>(n, ++stream), kind, Op{}, 3));
@@ -213,16 +230,15 @@ TEST_CASE("both algorithms scan uint32, int64, uint64, float32, int32 into int64
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       for (const std::size_t n : {std::size_t{33}, std::size_t{3 * 4096 + 1}}) {
         CHECK(run_and_check<LargeTiles>(algo, random_test_input<std::uint32_t>(n, ++stream), kind,
-                                              Plus<std::uint32_t>{}));
-        CHECK(run_and_check<LargeTiles>(algo, random_test_input<std::int64_t>(n, ++stream), kind,
-                                              Plus<std::int64_t>{}));
-        CHECK(run_and_check<WarpTiles>(algo, random_test_input<std::uint64_t>(n, ++stream), kind,
-                                             Plus<std::uint64_t>{}, 3));
+                                        Plus<std::uint32_t>{}));
+        CHECK(
+            run_and_check<LargeTiles>(algo, random_test_input<std::int64_t>(n, ++stream), kind, Plus<std::int64_t>{}));
+        CHECK(run_and_check<WarpTiles>(algo, random_test_input<std::uint64_t>(n, ++stream), kind, Plus<std::uint64_t>{},
+                                       3));
         CHECK(run_and_check<LargeTiles>(algo, random_test_input<float>(n, ++stream), kind, Plus<float>{}));
-        CHECK(run_and_check<LargeTiles>(algo, random_test_input<std::int32_t>(n, ++stream), kind,
-                                              Plus<std::int64_t>{}));
-        CHECK(run_and_check<WarpTiles>(algo, random_test_input<std::int32_t>(n, ++stream), kind,
-                                             Max<std::int32_t>{}));
+        CHECK(
+            run_and_check<LargeTiles>(algo, random_test_input<std::int32_t>(n, ++stream), kind, Plus<std::int64_t>{}));
+        CHECK(run_and_check<WarpTiles>(algo, random_test_input<std::int32_t>(n, ++stream), kind, Max<std::int32_t>{}));
       }
     }
   }
@@ -240,17 +256,17 @@ TEST_CASE("in place, and random sizes up to 10^7, for both algorithms" * doctest
   for (const Algo algo : {Algo::scan_then_propagate, Algo::reduce_then_scan}) {
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       CHECK(run_and_check<LargeTiles>(algo, random_test_input<std::int32_t>(5 * 4096 + 9, ++stream), kind,
-                                            Plus<std::int32_t>{}, 3, /*in_place=*/true));
+                                      Plus<std::int32_t>{}, 3, /*in_place=*/true));
       CHECK(run_and_check<WarpTiles>(algo, random_test_input<Affine<std::uint32_t>>(2000, ++stream), kind,
-                                           AffineCompose<std::uint32_t>{}, 0, /*in_place=*/true));
+                                     AffineCompose<std::uint32_t>{}, 0, /*in_place=*/true));
     }
     // One random length in [10^5, 10^6) and one in [10^6, 10^7]; int64 sums of int32, so nothing wraps.
     const std::size_t medium = 100000 + static_cast<std::size_t>(rng.below(900000));
     const std::size_t large = 1000000 + static_cast<std::size_t>(rng.below(9000001));
     CHECK(run_and_check<LargeTiles>(algo, random_test_input<std::int32_t>(medium, ++stream), ScanKind::exclusive,
-                                          Plus<std::int64_t>{}));
+                                    Plus<std::int64_t>{}));
     CHECK(run_and_check<LargeTiles>(algo, random_test_input<std::int32_t>(large, ++stream), ScanKind::inclusive,
-                                          Plus<std::int64_t>{}));
+                                    Plus<std::int64_t>{}));
   }
 }
 

@@ -26,10 +26,13 @@ std::vector<typename Op::value_type> scan_with(const Call& call, const std::vect
   const auto max_blocks = call.param<unsigned>("max_blocks", 0u);
   const std::size_t n = in.size();
   if (algo != "scan_then_propagate" && algo != "reduce_then_scan") throw std::runtime_error("unknown algo " + algo);
-  return run_on_device<Acc>(in, [&](In* d_in, Acc* d_out) {
-    if (algo == "scan_then_propagate") ch05::scan_then_propagate<Policy>(d_in, d_out, n, inclusive, op);
-    else ch05::reduce_then_scan<Policy>(d_in, d_out, n, inclusive, op, 0, max_blocks);
-  }, call.param<bool>("in_place", false));
+  return run_on_device<Acc>(
+      in,
+      [&](In* d_in, Acc* d_out) {
+        if (algo == "scan_then_propagate") ch05::scan_then_propagate<Policy>(d_in, d_out, n, inclusive, op);
+        else ch05::reduce_then_scan<Policy>(d_in, d_out, n, inclusive, op, 0, max_blocks);
+      },
+      call.param<bool>("in_place", false));
 }
 
 template <class In, class Op>
@@ -79,7 +82,8 @@ SCANLAB_GRADE_ENTRY(phases_window) {
   const std::size_t first = call.param<std::size_t>("first");
   const std::vector<T> in = call.input<T>(0);
   const std::vector<T> carries = call.input<T>(1);
-  if (first + in.size() != n || first % Policy::kTile != 0) throw std::runtime_error("the input is not whole tiles [first, n)");
+  if (first + in.size() != n || first % Policy::kTile != 0)
+    throw std::runtime_error("the input is not whole tiles [first, n)");
   const std::size_t first_tile = first / Policy::kTile;
   std::size_t per_block = 1;  // tiles per carry
   if (algo == "reduce_then_scan") per_block = call.param<std::size_t>("tiles_per_block");

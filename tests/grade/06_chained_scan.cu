@@ -28,9 +28,9 @@ struct Tile {
   int block_threads;
   int items;
 };
-constexpr Tile kSmall{64, 4};     // 256 elements per tile, two warps
-constexpr Tile kTiny{32, 2};      // 64 elements per tile, one warp: many tiles resident at once
-constexpr Tile kDefault{256, 16}; // the chapter's default (16-byte vector loads)
+constexpr Tile kSmall{64, 4};      // 256 elements per tile, two warps
+constexpr Tile kTiny{32, 2};       // 64 elements per tile, one warp: many tiles resident at once
+constexpr Tile kDefault{256, 16};  // the chapter's default (16-byte vector loads)
 constexpr std::size_t kSmallTile = 256;
 
 json scan_params(ScanKind kind, Tile tile) {
@@ -52,15 +52,15 @@ std::vector<T> scan(Tile tile, const std::vector<T>& in, ScanKind kind, Op op, b
 template <class T, class Op, class MakeRandom>
 bool check_sizes(Tile tile, const std::vector<std::size_t>& sizes, ScanKind kind, Op op, MakeRandom make_random,
                  const T& constant, std::uint64_t stream) {
-  return check_random_and_constant(
-      sizes, make_random, constant, stream, std::string(scanlab::to_string(kind)) + " scan",
-      [&](const std::vector<T>& in) { return check_scan(in, scan(tile, in, kind, op), kind, op); });
+  return check_random_and_constant(sizes, make_random, constant, stream,
+                                   std::string(scanlab::to_string(kind)) + " scan", [&](const std::vector<T>& in) {
+                                     return check_scan(in, scan(tile, in, kind, op), kind, op);
+                                   });
 }
 
 }  // namespace
 
-TEST_CASE("int32 exclusive sum of any length equals the oracle" *
-          doctest::description("points: 20")) {
+TEST_CASE("int32 exclusive sum of any length equals the oracle" * doctest::description("points: 20")) {
   if (!check_sizes(kSmall, single_pass_test_sizes(kSmallTile), ScanKind::exclusive, Plus<std::int32_t>{}, random_ints,
                    std::int32_t{3}, 100)) {
     return;
@@ -79,8 +79,7 @@ TEST_CASE("int32 inclusive sum and running max equal the oracle" * doctest::desc
               std::int32_t{-7}, 400);
 }
 
-TEST_CASE("non-commutative affine maps keep operand order across tiles" *
-          doctest::description("points: 15")) {
+TEST_CASE("non-commutative affine maps keep operand order across tiles" * doctest::description("points: 15")) {
   if (!check_sizes(kSmall, single_pass_test_sizes(kSmallTile), ScanKind::exclusive, AffineCompose<std::uint32_t>{},
                    random_affines, kConstantAffine, 800)) {
     return;
@@ -89,21 +88,22 @@ TEST_CASE("non-commutative affine maps keep operand order across tiles" *
               kConstantAffine, 900);
 }
 
-TEST_CASE("float32 sums match a float64 reference and int64 sums are exact" *
-          doctest::description("points: 10")) {
+TEST_CASE("float32 sums match a float64 reference and int64 sums are exact" * doctest::description("points: 10")) {
   if (!check_sizes(kSmall, {kSmallTile + 1, 50001}, ScanKind::exclusive, Plus<float>{}, random_floats, kConstantFloat,
                    1000)) {
     return;
   }
   // Values near 2^40: every prefix needs more than 32 bits, so fused 64-bit words could not hold it.
   auto big = [](std::size_t n, std::uint64_t stream) {
-    return scanlab::random_vector<std::int64_t>(n, scanlab::test_seed(stream), std::int64_t{1} << 40, std::int64_t{1} << 41);
+    return scanlab::random_vector<std::int64_t>(n, scanlab::test_seed(stream), std::int64_t{1} << 40,
+                                                std::int64_t{1} << 41);
   };
   check_sizes(kSmall, {kSmallTile * 3 + 1, 30001}, ScanKind::inclusive, Plus<std::int64_t>{}, big,
               std::int64_t{1} << 39, 1100);
 }
 
-TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)" * doctest::description("points: 10")) {
+TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)" *
+          doctest::description("points: 10")) {
   using I = std::int32_t;
   for (const std::size_t n : {kSmallTile * 7 + 5, std::size_t{4096 * 5 + 1}}) {
     INFO("n = " << n);
@@ -111,7 +111,8 @@ TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)
     INFO("in place, small tiles");
     if (!check_scan(in, scan(kSmall, in, ScanKind::exclusive, Plus<I>{}, true), ScanKind::exclusive, Plus<I>{})) return;
     INFO("in place, default tiles");
-    if (!check_scan(in, scan(kDefault, in, ScanKind::inclusive, Plus<I>{}, true), ScanKind::inclusive, Plus<I>{})) return;
+    if (!check_scan(in, scan(kDefault, in, ScanKind::inclusive, Plus<I>{}, true), ScanKind::inclusive, Plus<I>{}))
+      return;
     INFO("pointers one element past a 16-byte boundary");
     if (!check_scan(in, scan(kDefault, in, ScanKind::exclusive, Plus<I>{}, false, 1), ScanKind::exclusive, Plus<I>{})) {
       return;
@@ -177,7 +178,8 @@ TEST_CASE("emulator: tiles ordered by blockIdx.x deadlock under reverse dispatch
     const Reply r = call_runner(request);
     CHECK_MESSAGE(r.status == Reply::Status::error,
                   "tiles ordered by blockIdx.x under reverse dispatch must deadlock and fail the launch; the runner's "
-                  "reply: " << (r.ok() ? std::string("ok") : Request::describe(r)));
+                  "reply: "
+                      << (r.ok() ? std::string("ok") : Request::describe(r)));
   }
   // The same dispatch with the ticket verifies.
   CHECK(check_scan(in, scan(kSmall, in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{}));

@@ -20,8 +20,8 @@ namespace {
 // The monoids the checker uses: the explicit instantiations of the student's templates.
 template <class F>
 void with_chapter_monoid(const Call& call, F&& fn) {
-  with_monoid<Plus<std::int32_t>, Max<std::int32_t>, AffineCompose<std::uint32_t>, Plus<float>,
-              Plus<std::int64_t>>(call, fn);
+  with_monoid<Plus<std::int32_t>, Max<std::int32_t>, AffineCompose<std::uint32_t>, Plus<float>, Plus<std::int64_t>>(
+      call, fn);
 }
 
 // The tile shapes the checker asks for by parameters block_threads x items: two warps x 4 (many
@@ -33,12 +33,14 @@ void with_policy(const Call& call, F&& fn) {
   if (threads == 64 && items == 4) fn(ch06::Policy<64, 4>{});
   else if (threads == 32 && items == 2) fn(ch06::Policy<32, 2>{});
   else if (threads == 256 && items == 16) fn(ch06::DefaultPolicy{});
-  else throw std::runtime_error("this runner has no tile of " + std::to_string(threads) + " x " + std::to_string(items));
+  else
+    throw std::runtime_error("this runner has no tile of " + std::to_string(threads) + " x " + std::to_string(items));
 }
 
 ch06::TileOrder tile_order(const Call& call) {
   const std::string order = call.param<std::string>("order", "ticket");
-  if (order != "ticket" && order != "block_index") throw std::runtime_error("order '" + order + "' is not a tile order");
+  if (order != "ticket" && order != "block_index")
+    throw std::runtime_error("order '" + order + "' is not a tile order");
   return order == "ticket" ? ch06::TileOrder::ticket : ch06::TileOrder::block_index;
 }
 
@@ -57,11 +59,14 @@ SCANLAB_GRADE_ENTRY(chained_scan) {
       const ScanKind kind = call.kind();
       const ch06::TileOrder order = tile_order(call);
       call.info()["tile_items"] = ch06::ChainedScan<T, P>::kTileItems;  // for the checker's messages
-      call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-        ch06::ChainedScan<T, P> chained(n);
-        if (kind == ScanKind::inclusive) chained.inclusive(d_in, d_out, n, op, 0, order);
-        else chained.exclusive(d_in, d_out, n, op, 0, order);
-      }, call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
+      call.output(run_on_device(
+          in,
+          [&](T* d_in, T* d_out) {
+            ch06::ChainedScan<T, P> chained(n);
+            if (kind == ScanKind::inclusive) chained.inclusive(d_in, d_out, n, op, 0, order);
+            else chained.exclusive(d_in, d_out, n, op, 0, order);
+          },
+          call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     });
   });
 }

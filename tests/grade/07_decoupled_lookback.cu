@@ -45,7 +45,7 @@ constexpr Policy kSmall{64, 4, "automatic", "warp"};  // 256 elements per tile, 
 constexpr Policy kSmallFencedSerial{64, 4, "fenced", "serial"};
 constexpr Policy kSmallFusedSerial{64, 4, "fused", "serial"};
 constexpr Policy kSmallFencedWarp{64, 4, "fenced", "warp"};
-constexpr Policy kDefault{128, 32, "automatic", "warp"};  // the chapter's default (16-byte vector loads)
+constexpr Policy kDefault{128, 32, "automatic", "warp"};        // the chapter's default (16-byte vector loads)
 constexpr Policy kTinyFencedSerial{32, 2, "fenced", "serial"};  // 64 elements per tile, one warp
 constexpr Policy kTinyFusedSerial{32, 2, "fused", "serial"};
 constexpr Policy kTinyFencedWarp{32, 2, "fenced", "warp"};
@@ -75,9 +75,10 @@ std::vector<T> scan(Policy p, const std::vector<T>& in, ScanKind kind, Op op, bo
 template <class T, class Op, class MakeRandom>
 bool check_sizes(Policy p, const std::vector<std::size_t>& sizes, ScanKind kind, Op op, MakeRandom make_random,
                  const T& constant, std::uint64_t stream) {
-  return check_random_and_constant(
-      sizes, make_random, constant, stream, std::string(scanlab::to_string(kind)) + " scan",
-      [&](const std::vector<T>& in) { return check_scan(in, scan(p, in, kind, op), kind, op); });
+  return check_random_and_constant(sizes, make_random, constant, stream,
+                                   std::string(scanlab::to_string(kind)) + " scan", [&](const std::vector<T>& in) {
+                                     return check_scan(in, scan(p, in, kind, op), kind, op);
+                                   });
 }
 
 // A tile's status as the book writes it.
@@ -93,15 +94,15 @@ std::string status_name(std::uint32_t status) {
 // Checks that each of the `tiles` tiles of a finished scan is at P (statuses: one per tile, read
 // back from the descriptors), up to the first one that is not.
 bool check_every_tile_at_p(const std::vector<std::uint32_t>& statuses, std::size_t tiles) {
-  REQUIRE_MESSAGE(statuses.size() == tiles, "the runner returned " << statuses.size() << " tile statuses for " << tiles
-                                                                   << " tiles");
+  REQUIRE_MESSAGE(statuses.size() == tiles,
+                  "the runner returned " << statuses.size() << " tile statuses for " << tiles << " tiles");
   for (std::size_t t = 0; t < tiles; ++t) {
     if (statuses[t] != 2) {
-      CHECK_MESSAGE(statuses[t] == 2,
-                    "after the scan, tile " << t << " of " << tiles << " is at " << status_name(statuses[t])
-                                            << ", not P: a tile must publish its inclusive prefix once its look-back "
-                                               "ends, or every later look-back walks past it (down to tile 0: the "
-                                               "scan becomes quadratic in the number of tiles)");
+      CHECK_MESSAGE(statuses[t] == 2, "after the scan, tile "
+                                          << t << " of " << tiles << " is at " << status_name(statuses[t])
+                                          << ", not P: a tile must publish its inclusive prefix once its look-back "
+                                             "ends, or every later look-back walks past it (down to tile 0: the "
+                                             "scan becomes quadratic in the number of tiles)");
       return false;
     }
   }
@@ -193,13 +194,15 @@ TEST_CASE("float32 sums match a float64 reference and int64 sums wider than 32 b
   }
   // Values near 2^40: every prefix needs more than 32 bits, so fused 64-bit words could not hold it.
   auto big = [](std::size_t n, std::uint64_t stream) {
-    return scanlab::random_vector<std::int64_t>(n, scanlab::test_seed(stream), std::int64_t{1} << 40, std::int64_t{1} << 41);
+    return scanlab::random_vector<std::int64_t>(n, scanlab::test_seed(stream), std::int64_t{1} << 40,
+                                                std::int64_t{1} << 41);
   };
   check_sizes(kSmall, {kSmallTile * 3 + 1, 30001}, ScanKind::inclusive, Plus<std::int64_t>{}, big,
               std::int64_t{1} << 39, 1100);
 }
 
-TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)" * doctest::description("points: 10")) {
+TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)" *
+          doctest::description("points: 10")) {
   using I = std::int32_t;
   for (const std::size_t n : {kSmallTile * 7 + 5, std::size_t{4096 * 5 + 1}}) {
     INFO("n = " << n);
@@ -207,7 +210,8 @@ TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)
     INFO("in place, small tiles");
     if (!check_scan(in, scan(kSmall, in, ScanKind::exclusive, Plus<I>{}, true), ScanKind::exclusive, Plus<I>{})) return;
     INFO("in place, default tiles");
-    if (!check_scan(in, scan(kDefault, in, ScanKind::inclusive, Plus<I>{}, true), ScanKind::inclusive, Plus<I>{})) return;
+    if (!check_scan(in, scan(kDefault, in, ScanKind::inclusive, Plus<I>{}, true), ScanKind::inclusive, Plus<I>{}))
+      return;
     INFO("pointers one element past a 16-byte boundary");
     if (!check_scan(in, scan(kDefault, in, ScanKind::exclusive, Plus<I>{}, false, 1), ScanKind::exclusive, Plus<I>{})) {
       return;
@@ -222,7 +226,8 @@ TEST_CASE("n == 0 writes nothing; the same scan object scans correctly twice in 
   using I = std::int32_t;
   json params = scan_params(ScanKind::exclusive, kSmall);
   params["n"] = 0;
-  const std::vector<I> none = call_entry("decoupled_lookback_scan", Plus<I>{}, random_ints(kSmallTile * 3, 1250), params);
+  const std::vector<I> none =
+      call_entry("decoupled_lookback_scan", Plus<I>{}, random_ints(kSmallTile * 3, 1250), params);
   CHECK_MESSAGE(scanlab::count_poison(none.data(), none.size()) == none.size(), "n == 0 must not write the output");
   // The same object twice: its descriptors and ticket must start afresh each time.
   const std::vector<I> in = random_ints(kSmallTile * 2 + 3, 1300);
@@ -252,8 +257,11 @@ TEST_CASE("every tile publishes its inclusive prefix (P), so that look-backs sta
       if (!ok) return;
       INFO(std::string(p.lookback) << " look-back, " << std::string(p.descriptors) << " descriptors");
       const std::vector<I> in = random_ints(n, ++stream);
-      const Reply r = Request("decoupled_lookback_scan").monoid(Plus<I>{}).params(scan_params(ScanKind::exclusive, p))
-                          .input(in).send();
+      const Reply r = Request("decoupled_lookback_scan")
+                          .monoid(Plus<I>{})
+                          .params(scan_params(ScanKind::exclusive, p))
+                          .input(in)
+                          .send();
       ok = check_scan(in, output<I>(r, 0), ScanKind::exclusive, Plus<I>{}) &&
            check_every_tile_at_p(output<std::uint32_t>(r, 1), tiles);
     }
@@ -265,12 +273,15 @@ TEST_CASE("every tile publishes its inclusive prefix (P), so that look-backs sta
   for_each_block_order([&] {
     for (const Policy p : {kTinyFencedSerial, kTinyFusedSerial, kTinyFencedWarp, kTinyFusedWarp}) {
       if (!ok) return;
-      INFO(std::string(p.lookback) << " look-back, " << std::string(p.descriptors) << " descriptors, "
-                                   << many_tiles << " tiles");
+      INFO(std::string(p.lookback) << " look-back, " << std::string(p.descriptors) << " descriptors, " << many_tiles
+                                   << " tiles");
       const std::size_t tile = static_cast<std::size_t>(p.block_threads) * p.items;
       const std::vector<I> in = random_ints(many_tiles * tile - 5, ++stream);
-      const Reply r = Request("decoupled_lookback_scan").monoid(Plus<I>{}).params(scan_params(ScanKind::exclusive, p))
-                          .input(in).send();
+      const Reply r = Request("decoupled_lookback_scan")
+                          .monoid(Plus<I>{})
+                          .params(scan_params(ScanKind::exclusive, p))
+                          .input(in)
+                          .send();
       ok = check_scan(in, output<I>(r, 0), ScanKind::exclusive, Plus<I>{}) &&
            check_every_tile_at_p(output<std::uint32_t>(r, 1), many_tiles) && check_lookback_depth(r, p, many_tiles);
     }
@@ -336,8 +347,9 @@ TEST_CASE("emulator: tiles ordered by blockIdx.x deadlock under reverse dispatch
   CHECK(check_scan(in, scan(kSmallFusedSerial, in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{}));
 }
 
-TEST_CASE("emulator weak memory: fenced descriptors (value, fence, flag) and fused ones (one 64-bit word) publish safely" *
-          doctest::description("points: 15")) {
+TEST_CASE(
+    "emulator weak memory: fenced descriptors (value, fence, flag) and fused ones (one 64-bit word) publish safely" *
+    doctest::description("points: 15")) {
   EmuSettingsGuard guard;
   emu_settings()["memory"] = "weak";
   using I = std::int32_t;
@@ -354,7 +366,8 @@ TEST_CASE("emulator weak memory: fenced descriptors (value, fence, flag) and fus
     const std::vector<I> in = random_ints(64 * 150 + 17, 1700 + k);
     {
       INFO("serial look-back, fenced descriptors, int32 sums");
-      if (!check_scan(in, scan(kTinyFencedSerial, in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) {
+      if (!check_scan(in, scan(kTinyFencedSerial, in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive,
+                      Plus<I>{})) {
         return;
       }
     }

@@ -40,26 +40,41 @@ void with_policy_and_monoid(const Call& call, F&& fn) {
   };
   using I = std::int32_t;
   if (is(64, 4, "automatic", "warp")) {
-    with_monoid<Plus<I>, Max<I>, AffineCompose<std::uint32_t>, Plus<float>, Plus<std::int64_t>>(
-        call, [&](auto op) { fn(Small<>{}, op); });
+    with_monoid<Plus<I>, Max<I>, AffineCompose<std::uint32_t>, Plus<float>, Plus<std::int64_t>>(call, [&](auto op) {
+      fn(Small<>{}, op);
+    });
   } else if (is(128, 32, "automatic", "warp")) {
-    with_monoid<Plus<I>>(call, [&](auto op) { fn(ch07::DefaultPolicy{}, op); });
+    with_monoid<Plus<I>>(call, [&](auto op) {
+      fn(ch07::DefaultPolicy{}, op);
+    });
   } else if (is(64, 4, "fenced", "serial")) {
-    with_monoid<Plus<I>, AffineCompose<std::uint32_t>>(
-        call, [&](auto op) { fn(Small<Descriptors::fenced, Lookback::serial>{}, op); });
+    with_monoid<Plus<I>, AffineCompose<std::uint32_t>>(call, [&](auto op) {
+      fn(Small<Descriptors::fenced, Lookback::serial>{}, op);
+    });
   } else if (is(64, 4, "fused", "serial")) {
-    with_monoid<Plus<I>>(call, [&](auto op) { fn(Small<Descriptors::fused, Lookback::serial>{}, op); });
+    with_monoid<Plus<I>>(call, [&](auto op) {
+      fn(Small<Descriptors::fused, Lookback::serial>{}, op);
+    });
   } else if (is(64, 4, "fenced", "warp")) {
-    with_monoid<Plus<I>>(call, [&](auto op) { fn(Small<Descriptors::fenced, Lookback::warp>{}, op); });
+    with_monoid<Plus<I>>(call, [&](auto op) {
+      fn(Small<Descriptors::fenced, Lookback::warp>{}, op);
+    });
   } else if (is(32, 2, "fenced", "serial")) {
-    with_monoid<Plus<I>, AffineCompose<std::uint32_t>>(
-        call, [&](auto op) { fn(Tiny<Descriptors::fenced>{}, op); });
+    with_monoid<Plus<I>, AffineCompose<std::uint32_t>>(call, [&](auto op) {
+      fn(Tiny<Descriptors::fenced>{}, op);
+    });
   } else if (is(32, 2, "fused", "serial")) {
-    with_monoid<Plus<I>>(call, [&](auto op) { fn(Tiny<Descriptors::fused>{}, op); });
+    with_monoid<Plus<I>>(call, [&](auto op) {
+      fn(Tiny<Descriptors::fused>{}, op);
+    });
   } else if (is(32, 2, "fenced", "warp")) {
-    with_monoid<Plus<I>>(call, [&](auto op) { fn(Tiny<Descriptors::fenced, Lookback::warp>{}, op); });
+    with_monoid<Plus<I>>(call, [&](auto op) {
+      fn(Tiny<Descriptors::fenced, Lookback::warp>{}, op);
+    });
   } else if (is(32, 2, "fused", "warp")) {
-    with_monoid<Plus<I>>(call, [&](auto op) { fn(Tiny<Descriptors::fused, Lookback::warp>{}, op); });
+    with_monoid<Plus<I>>(call, [&](auto op) {
+      fn(Tiny<Descriptors::fused, Lookback::warp>{}, op);
+    });
   } else {
     throw std::runtime_error("this runner has no policy " + std::to_string(threads) + " x " + std::to_string(items) +
                              ", " + descriptors + " descriptors, " + lookback + " look-back");
@@ -68,7 +83,8 @@ void with_policy_and_monoid(const Call& call, F&& fn) {
 
 ch07::TileOrder tile_order(const Call& call) {
   const std::string order = call.param<std::string>("order", "ticket");
-  if (order != "ticket" && order != "block_index") throw std::runtime_error("order '" + order + "' is not a tile order");
+  if (order != "ticket" && order != "block_index")
+    throw std::runtime_error("order '" + order + "' is not a tile order");
   return order == "ticket" ? ch07::TileOrder::ticket : ch07::TileOrder::block_index;
 }
 
@@ -95,10 +111,13 @@ SCANLAB_GRADE_ENTRY(decoupled_lookback_scan) {
     options.order = tile_order(call);
     call.info()["tile_items"] = ch07::DecoupledLookbackScan<T, P>::kTileItems;  // for the checker's messages
     ch07::DecoupledLookbackScan<T, P> scan(n);
-    call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-      if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op, 0, options);
-      else scan.exclusive(d_in, d_out, n, op, 0, options);
-    }, call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
+    call.output(run_on_device(
+        in,
+        [&](T* d_in, T* d_out) {
+          if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op, 0, options);
+          else scan.exclusive(d_in, d_out, n, op, 0, options);
+        },
+        call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     call.output(as_words(scan.tile_statuses(n)));
     call.info()["lookback_reads"] = lookback_reads_info();
   });

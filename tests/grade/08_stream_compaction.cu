@@ -83,7 +83,8 @@ std::string placement_hint(const std::vector<std::int32_t>& want, const std::vec
   }
   std::vector<std::int32_t> missing;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(missing));
-  return "\n  hint: " + std::to_string(missing.size()) + " of the elements that belong here are missing and "
+  return "\n  hint: " + std::to_string(missing.size()) +
+         " of the elements that belong here are missing and "
          "others take their places: elements were likely stored over each other (two elements given the same "
          "place, or a region written from the wrong end?)";
 }
@@ -111,11 +112,15 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
   const Result<std::int32_t> r = run(in, pred, algo);
   REQUIRE(r.out.size() == in.size());
   std::vector<std::int32_t> want;
-  for (auto x : in) if (pred(x)) want.push_back(x);
+  for (auto x : in)
+    if (pred(x)) want.push_back(x);
   const std::size_t kept = want.size();
-  if (algo == Algo::partition) for (auto x : in) if (!pred(x)) want.push_back(x);
+  if (algo == Algo::partition)
+    for (auto x : in)
+      if (!pred(x)) want.push_back(x);
   if (algo == Algo::single_pass_partition) {  // the rejected ones from the end backwards, as CUB's
-    for (auto it = in.rbegin(); it != in.rend(); ++it) if (!pred(*it)) want.push_back(*it);
+    for (auto it = in.rbegin(); it != in.rend(); ++it)
+      if (!pred(*it)) want.push_back(*it);
   }
   INFO(std::string(algo_name(algo)) << ", n = " << in.size() << ", " << kept << " kept");
   bool ok = true;
@@ -174,18 +179,23 @@ bool check_phases_window(Algo algo, std::size_t n, std::size_t first) {
   request.params({{"algo", algo == Algo::partition ? "partition_if" : "select_if"}, {"n", n}, {"first", first}});
   const Reply r = request.input(in).input(offsets).send();
   const std::vector<unsigned> got_counts = output<unsigned>(r, 1);
-  REQUIRE_MESSAGE(got_counts.size() == tiles, "the runner returned " << got_counts.size() << " tile counts for " << tiles);
+  REQUIRE_MESSAGE(got_counts.size() == tiles,
+                  "the runner returned " << got_counts.size() << " tile counts for " << tiles);
   for (std::size_t t = 0; t < tiles; ++t) {
     if (got_counts[t] != counts[t]) {
-      FAIL_CHECK("phase 1: tile " << first / kTile + t << " counted " << scanlab::detail::display_with_poison(got_counts[t])
-                                  << " kept elements, expected " << counts[t]);
+      FAIL_CHECK("phase 1: tile " << first / kTile + t << " counted "
+                                  << scanlab::detail::display_with_poison(got_counts[t]) << " kept elements, expected "
+                                  << counts[t]);
       return false;
     }
   }
   std::vector<std::int32_t> want;
-  for (auto x : in) if (x > 0) want.push_back(x);
+  for (auto x : in)
+    if (x > 0) want.push_back(x);
   const std::size_t kept = want.size();
-  if (algo == Algo::partition) for (auto x : in) if (x <= 0) want.push_back(x);
+  if (algo == Algo::partition)
+    for (auto x : in)
+      if (x <= 0) want.push_back(x);
   const std::vector<std::int32_t> out = output<std::int32_t>(r, 0);
   REQUIRE(out.size() == in.size());
   const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), out.data(), want.size());
@@ -270,7 +280,10 @@ TEST_CASE("bit-sliced warp offsets: totals 16, 18, 17, 13 give 0, 16, 34, 51; ra
                                                          test_seed(static_cast<std::uint64_t>(count)), 0u, 32u);
     std::vector<unsigned> expect(totals.size());
     unsigned sum = 0;
-    for (std::size_t w = 0; w < totals.size(); ++w) { expect[w] = sum; sum += totals[w]; }
+    for (std::size_t w = 0; w < totals.size(); ++w) {
+      expect[w] = sum;
+      sum += totals[w];
+    }
     INFO(count << " random warp totals in [0, 32]");
     CHECK(offsets(totals) == expect);
   }
@@ -278,7 +291,9 @@ TEST_CASE("bit-sliced warp offsets: totals 16, 18, 17, 13 give 0, 16, 34, 51; ra
 
 TEST_CASE("select_if equals a sequential copy_if for every size, in every block order" *
           doctest::description("points: 15")) {
-  for_each_block_order([] { check_all_inputs(Algo::select); });
+  for_each_block_order([] {
+    check_all_inputs(Algo::select);
+  });
 }
 
 TEST_CASE("select_if keeps input order: the same elements in another order are wrong" *
@@ -293,7 +308,8 @@ TEST_CASE("select_if keeps input order: the same elements in another order are w
     const Result<std::int32_t> r = run(in, IsPositive{}, Algo::select);
     REQUIRE(r.out.size() == in.size());
     std::vector<std::int32_t> want;
-    for (auto x : in) if (x > 0) want.push_back(x);
+    for (auto x : in)
+      if (x > 0) want.push_back(x);
     REQUIRE(r.count == want.size());
     std::vector<std::int32_t> got(r.out.begin(), r.out.begin() + static_cast<std::ptrdiff_t>(want.size()));
     std::size_t out_of_order = 0;
@@ -306,7 +322,9 @@ TEST_CASE("select_if keeps input order: the same elements in another order are w
 
 TEST_CASE("partition_if: kept elements in order, then the rejected ones in order" *
           doctest::description("points: 15")) {
-  for_each_block_order([] { check_all_inputs(Algo::partition); });
+  for_each_block_order([] {
+    check_all_inputs(Algo::partition);
+  });
 }
 
 TEST_CASE("select_if with float elements and a threshold predicate" * doctest::description("points: 5")) {
@@ -315,7 +333,8 @@ TEST_CASE("select_if with float elements and a threshold predicate" * doctest::d
     const GreaterThan pred{0.25f};
     const Result<float> r = run(in, Algo::select, {{"predicate", "greater_than"}, {"threshold", pred.threshold}});
     std::vector<float> want;
-    for (float x : in) if (pred(x)) want.push_back(x);
+    for (float x : in)
+      if (pred(x)) want.push_back(x);
     CHECK(r.count == want.size());
     REQUIRE(r.out.size() == in.size());
     const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), r.out.data(), want.size());
@@ -336,7 +355,9 @@ TEST_CASE("limits: n == 0 keeps nothing and writes a count of 0; a small array c
 TEST_CASE("select_if_single_pass (count fused into the decoupled look-back) equals copy_if" *
           doctest::description("points: 10")) {
   bool ok = true;
-  for_each_block_order([&] { ok = ok && check_all_inputs(Algo::single_pass); });
+  for_each_block_order([&] {
+    ok = ok && check_all_inputs(Algo::single_pass);
+  });
   if (!ok || !on_emulator()) return;
   // On the emulator, 1000 tiles: every tile must publish its inclusive count (P) and every
   // look-back stop at the nearest P, or each walks back to tile 0 (right results, quadratic time).
@@ -346,20 +367,25 @@ TEST_CASE("select_if_single_pass (count fused into the decoupled look-back) equa
   Request request("compact");
   request.params({{"algo", algo_name(Algo::single_pass)}, {"predicate", "is_positive"}}).input(in);
   const Reply r = request.send();
-  INFO(algo_name(Algo::single_pass) << ", n = " << in.size() << " (" << tiles << " tiles of " << kSinglePassTile << ")");
+  INFO(algo_name(Algo::single_pass) << ", n = " << in.size() << " (" << tiles << " tiles of " << kSinglePassTile
+                                    << ")");
   check_lookback_depth(r, tiles, 1);
 }
 
 TEST_CASE("partition_if_single_pass: kept ones in order, then the rejected ones reversed" *
           doctest::description("points: 5")) {
-  for_each_block_order([] { check_all_inputs(Algo::single_pass_partition); });
+  for_each_block_order([] {
+    check_all_inputs(Algo::single_pass_partition);
+  });
 }
 
 TEST_CASE("select_if_single_pass_in_place compacts over its own input" * doctest::description("points: 5")) {
   // In place, a tile that wrote before an earlier tile had read its input would corrupt that
   // input: the look-back's order rules it out. Under the emulator's reverse block order the
   // tickets still hand out tiles in order, so the result must not change.
-  for_each_block_order([] { check_all_inputs(Algo::single_pass_in_place); });
+  for_each_block_order([] {
+    check_all_inputs(Algo::single_pass_in_place);
+  });
 }
 
 TEST_CASE("past 2^31 elements: the last tiles of select_if and partition_if, from the launch's first tile" *
@@ -369,8 +395,8 @@ TEST_CASE("past 2^31 elements: the last tiles of select_if and partition_if, fro
   // and compacted on the device.
   for (const Algo algo : {Algo::select, Algo::partition}) {
     INFO(std::string(algo_name(algo)) << ", int32 elements kept when positive");
-    const bool ok = check_last_units(kTile, 3, "tiles of 4096 elements", "block b handles tile first_tile + b", {kPast2To31},
-                                     [&](std::size_t n, std::size_t first) {
+    const bool ok = check_last_units(kTile, 3, "tiles of 4096 elements", "block b handles tile first_tile + b",
+                                     {kPast2To31}, [&](std::size_t n, std::size_t first) {
                                        return on_emulator() ? check_phases_window(algo, n, first)
                                                             : check_compact_far(algo, n, first);
                                      });

@@ -30,24 +30,27 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
   scanlab::DeviceBuffer<unsigned> d_count(1);
   d_count.fill_poison();
   const bool in_place = algo == "select_if_single_pass_in_place";
-  call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-    if (algo == "select_if") {
-      ch08::select_if(d_in, d_out, d_count.data(), n, pred);
-    } else if (algo == "partition_if") {
-      ch08::partition_if(d_in, d_out, d_count.data(), n, pred);
-    } else if (algo == "select_if_single_pass") {
-      ch08::SinglePassWorkspace ws(n);
-      ch08::select_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
-    } else if (algo == "partition_if_single_pass") {
-      ch08::SinglePassWorkspace ws(n);
-      ch08::partition_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
-    } else if (in_place) {
-      ch08::SinglePassWorkspace ws(n);
-      ch08::select_if_single_pass_in_place(d_in, d_count.data(), n, pred, ws);
-    } else {
-      throw std::runtime_error("unknown algo " + algo);
-    }
-  }, in_place));
+  call.output(run_on_device(
+      in,
+      [&](T* d_in, T* d_out) {
+        if (algo == "select_if") {
+          ch08::select_if(d_in, d_out, d_count.data(), n, pred);
+        } else if (algo == "partition_if") {
+          ch08::partition_if(d_in, d_out, d_count.data(), n, pred);
+        } else if (algo == "select_if_single_pass") {
+          ch08::SinglePassWorkspace ws(n);
+          ch08::select_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
+        } else if (algo == "partition_if_single_pass") {
+          ch08::SinglePassWorkspace ws(n);
+          ch08::partition_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
+        } else if (in_place) {
+          ch08::SinglePassWorkspace ws(n);
+          ch08::select_if_single_pass_in_place(d_in, d_count.data(), n, pred, ws);
+        } else {
+          throw std::runtime_error("unknown algo " + algo);
+        }
+      },
+      in_place));
   call.output(d_count.download());
   if (algo.find("single_pass") != std::string::npos) call.info()["lookback_reads"] = lookback_reads_info();
 }
@@ -61,7 +64,8 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
 SCANLAB_GRADE_ENTRY(compact) {
   const std::string predicate = call.param<std::string>("predicate");
   if (predicate == "is_positive") compact(call, call.input<std::int32_t>(0), ch08::IsPositive<std::int32_t>{});
-  else if (predicate == "greater_than") compact(call, call.input<float>(0), ch08::GreaterThan<float>{call.param<float>("threshold")});
+  else if (predicate == "greater_than")
+    compact(call, call.input<float>(0), ch08::GreaterThan<float>{call.param<float>("threshold")});
   else throw std::runtime_error("unknown predicate " + predicate);
 }
 
@@ -89,14 +93,16 @@ SCANLAB_GRADE_ENTRY(phases_window) {
   const std::size_t first = call.param<std::size_t>("first");
   const std::vector<T> in = call.input<T>(0);
   const std::vector<unsigned> offsets = call.input<unsigned>(1);
-  if (first + in.size() != n || first % ch08::kCompactTile != 0) throw std::runtime_error("the input is not whole tiles [first, n)");
+  if (first + in.size() != n || first % ch08::kCompactTile != 0)
+    throw std::runtime_error("the input is not whole tiles [first, n)");
   const std::size_t first_tile = first / ch08::kCompactTile;
   const std::size_t tiles = ch08::compaction_tiles(in.size());
   if (offsets.size() != tiles + 1) throw std::runtime_error("input 1 must hold one offset per tile and the total");
   scanlab::DeviceBuffer<unsigned> d_counts(tiles);
   scanlab::DeviceBuffer<unsigned> d_offsets(tiles + 1);
   d_counts.fill_poison();
-  SCANLAB_CUDA_CHECK(cudaMemcpy(d_offsets.data(), offsets.data(), offsets.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  SCANLAB_CUDA_CHECK(
+      cudaMemcpy(d_offsets.data(), offsets.data(), offsets.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
   call.output(run_on_device_window(in, first, [&](const T* d_in, T* d_out) {
     ch08::compact_count_from(d_in, n, first_tile, shifted_back(d_counts.data(), first_tile), pred);
     const unsigned* offsets_from = shifted_back(d_offsets.data(), first_tile);
@@ -113,7 +119,8 @@ SCANLAB_GRADE_ENTRY(compact_far) {
   using T = std::int32_t;
   const std::string algo = call.param<std::string>("algo");
   const std::size_t n = call.param<std::size_t>("n");
-  if (!call.param<bool>("on_device", false)) throw std::runtime_error("compact_far runs on the device's whole array only");
+  if (!call.param<bool>("on_device", false))
+    throw std::runtime_error("compact_far runs on the device's whole array only");
   scanlab::DeviceBuffer<unsigned> d_count(1);
   d_count.fill_poison();
   call.output(run_far(call, [&](const T* d_in, T* d_out, std::size_t) {

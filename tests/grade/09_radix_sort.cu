@@ -58,7 +58,8 @@ const char* wire_name(Algo a) {
 std::pair<Keys, Keys> sort_on_device(const Keys& keys, Algo algo, const json& params = json::object()) {
   Keys positions(keys.size());
   std::iota(positions.begin(), positions.end(), 0u);
-  const Reply r = Request("sort").params({{"algo", wire_name(algo)}}).params(params).input(keys).input(positions).send();
+  const Reply r =
+      Request("sort").params({{"algo", wire_name(algo)}}).params(params).input(keys).input(positions).send();
   return {output<std::uint32_t>(r, 0), output<std::uint32_t>(r, 1)};
 }
 
@@ -67,7 +68,9 @@ bool check_sort(const Keys& keys, Algo algo, const char* input) {
   const std::size_t n = keys.size();
   Keys order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return keys[a] < keys[b];
+  });
   Keys want_keys(n);
   for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
   const auto [got_keys, got_values] = sort_on_device(keys, algo);
@@ -80,7 +83,8 @@ bool check_sort(const Keys& keys, Algo algo, const char* input) {
   if (with_values(algo)) {
     const scanlab::VerifyResult rv = scanlab::verify_exact(order.data(), got_values.data(), n);
     CHECK_MESSAGE(rv.ok, "keys are in order but the values (input positions) are not where a STABLE sort puts "
-                         "them: " << rv.message());
+                         "them: "
+                             << rv.message());
     if (!rv.ok) return false;
   }
   return true;
@@ -93,9 +97,11 @@ void check_all_inputs(Algo algo, bool large_sizes) {
   for (const std::size_t n : kSizes) {
     if (!large_sizes && n > 5000) continue;
     if (!check_sort(scanlab::random_vector<std::uint32_t>(n, test_seed(++stream), 0u, 0xffffffffu), algo,
-                    "keys over the full 32-bit range")) return;
+                    "keys over the full 32-bit range"))
+      return;
     if (!check_sort(scanlab::random_vector<std::uint32_t>(n, test_seed(++stream), 0u, 5u), algo,
-                    "keys in [0, 5]: many equal keys")) return;
+                    "keys in [0, 5]: many equal keys"))
+      return;
     Keys high(n);  // equal low digits, different high ones: the last passes decide
     for (std::size_t i = 0; i < n; ++i) high[i] = static_cast<std::uint32_t>((n - i) % 7) << 28 | 0x0000abcdu;
     if (!check_sort(high, algo, "keys differing only in the top digit")) return;
@@ -138,16 +144,17 @@ bool check_onesweep(const std::vector<Key>& keys, bool pairs, const char* input,
   const std::size_t n = keys.size();
   Keys order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return ordered_bits(keys[a]) < ordered_bits(keys[b]); });
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return ordered_bits(keys[a]) < ordered_bits(keys[b]);
+  });
   std::vector<Key> want_keys(n);
   for (std::size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
   Keys positions(n);
   std::iota(positions.begin(), positions.end(), 0u);
   // Before the call, so that a runner's error (an illegal address, say) carries it too.
-  INFO((pairs ? "onesweep_sort_pairs" : "onesweep_sort_keys") << " of " << key_tag<Key>() << " keys, n = " << n
-                                                              << ", " << input << (params.empty() ? "" : ", ")
-                                                              << (params.empty() ? "" : params.dump()));
+  INFO((pairs ? "onesweep_sort_pairs" : "onesweep_sort_keys")
+       << " of " << key_tag<Key>() << " keys, n = " << n << ", " << input << (params.empty() ? "" : ", ")
+       << (params.empty() ? "" : params.dump()));
   const Reply r = Request("onesweep")
                       .params({{"key_type", key_tag<Key>()}, {"pairs", pairs}})
                       .params(params)
@@ -164,7 +171,8 @@ bool check_onesweep(const std::vector<Key>& keys, bool pairs, const char* input,
   if (pairs) {
     const scanlab::VerifyResult rv = scanlab::verify_exact(order.data(), got_values.data(), n);
     CHECK_MESSAGE(rv.ok, "keys are in order but the values (input positions) are not where a STABLE sort puts "
-                         "them: " << rv.message());
+                         "them: "
+                             << rv.message());
     if (!rv.ok) return false;
   }
   return true;
@@ -177,8 +185,10 @@ std::vector<Key> onesweep_keys(std::size_t n, std::uint64_t seed, bool few) {
   const std::vector<std::uint32_t> hi = scanlab::random_vector<std::uint32_t>(n, seed ^ 0x5bd1e995u, 0u, 0xffffffffu);
   std::vector<Key> keys(n);
   for (std::size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_same_v<Key, std::uint64_t>) keys[i] = few ? r[i] * 0x9E3779B97F4A7C15ull : (std::uint64_t(hi[i]) << 32 | r[i]);
-    else if constexpr (std::is_floating_point_v<Key>) keys[i] = few ? (static_cast<float>(r[i]) - 2.5f) : (static_cast<float>(static_cast<std::int32_t>(r[i])) * 1e-3f);
+    if constexpr (std::is_same_v<Key, std::uint64_t>)
+      keys[i] = few ? r[i] * 0x9E3779B97F4A7C15ull : (std::uint64_t(hi[i]) << 32 | r[i]);
+    else if constexpr (std::is_floating_point_v<Key>)
+      keys[i] = few ? (static_cast<float>(r[i]) - 2.5f) : (static_cast<float>(static_cast<std::int32_t>(r[i])) * 1e-3f);
     else keys[i] = static_cast<Key>(few ? r[i] - 3u : r[i]);
   }
   return keys;
@@ -208,7 +218,8 @@ void check_onesweep_sizes(bool pairs) {
   for (const std::size_t n : {std::size_t{1}, std::size_t{33}, tile - 1, tile, tile + 1, 5 * tile + 777}) {
     for (const bool few : {false, true}) {
       if (!check_onesweep(onesweep_keys<Key>(n, test_seed(++stream), few), pairs,
-                          few ? "keys from 6 values: many equal keys" : "keys over the whole range")) return;
+                          few ? "keys from 6 values: many equal keys" : "keys over the whole range"))
+        return;
     }
   }
 }
@@ -219,8 +230,8 @@ TEST_CASE("split by one bit: false keys first, then true keys, each side in inpu
           doctest::description("points: 15")) {
   for (const std::size_t n : {std::size_t{8}, std::size_t{33}, std::size_t{5000}, std::size_t{70001}}) {
     for (const int bit : {0, 5, 31}) {
-      const Keys keys = scanlab::random_vector<std::uint32_t>(n, test_seed(n + static_cast<std::uint64_t>(bit)),
-                                                              0u, 0xffffffffu);
+      const Keys keys =
+          scanlab::random_vector<std::uint32_t>(n, test_seed(n + static_cast<std::uint64_t>(bit)), 0u, 0xffffffffu);
       Keys positions(n);
       std::iota(positions.begin(), positions.end(), 0u);
       Keys want_keys, want_values;
@@ -242,16 +253,19 @@ TEST_CASE("split by one bit: false keys first, then true keys, each side in inpu
 
 TEST_CASE("radix_sort_keys (4-bit digits) sorts uint32 keys, in every block order" *
           doctest::description("points: 15")) {
-  for_each_block_order([] { check_all_inputs(Algo::digits_keys, true); });
+  for_each_block_order([] {
+    check_all_inputs(Algo::digits_keys, true);
+  });
 }
 
 TEST_CASE("radix_sort_pairs is stable: every value lands where std::stable_sort puts it" *
           doctest::description("points: 25")) {
-  for_each_block_order([] { check_all_inputs(Algo::digits_pairs, true); });
+  for_each_block_order([] {
+    check_all_inputs(Algo::digits_pairs, true);
+  });
 }
 
-TEST_CASE("stability, pointedly: equal keys keep their input order across tiles" *
-          doctest::description("points: 10")) {
+TEST_CASE("stability, pointedly: equal keys keep their input order across tiles" * doctest::description("points: 10")) {
   // Two distinct keys only, interleaved over many tiles: an unstable local sort or a digit table
   // scanned tile-major instead of digit-major reorders the equal keys while the keys look sorted.
   const std::size_t n = 3 * 2048 + 77;
@@ -274,7 +288,9 @@ TEST_CASE("limits: n == 0 leaves the keys alone, and one small sort works" * doc
 
 TEST_CASE("onesweep sorts uint32 keys and pairs stably, in every block order" * doctest::description("points: 20")) {
   check_onesweep_sizes<std::uint32_t>(false);
-  for_each_block_order([] { check_onesweep_sizes<std::uint32_t>(true); });
+  for_each_block_order([] {
+    check_onesweep_sizes<std::uint32_t>(true);
+  });
 }
 
 TEST_CASE("onesweep sorts int32, float and uint64 keys by value (the bit twiddle)" *

@@ -47,8 +47,8 @@ SCANLAB_GRADE_ENTRY(split_by_bit) {
   d_keys_out.fill_poison();
   d_values_out.fill_poison();
   ch09::RadixSortWorkspace ws(n);
-  ch09::split_by_bit(d_keys.data(), d_keys_out.data(), d_values.data(), d_values_out.data(), n,
-                     call.param<int>("bit"), ws);
+  ch09::split_by_bit(d_keys.data(), d_keys_out.data(), d_values.data(), d_values_out.data(), n, call.param<int>("bit"),
+                     ws);
   SCANLAB_CHECK_SYNC();
   call.output(d_keys_out.download());
   call.output(d_values_out.download());

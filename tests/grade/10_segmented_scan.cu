@@ -62,7 +62,7 @@ std::string crossed_head_hint(const std::vector<T>& in, const Heads& heads, cons
                               const std::vector<T>& got, std::size_t i, Op op) {
   std::size_t h = i;
   while (h > 0 && !heads[h]) --h;
-  if (h > 4096) return "";  // the search is quadratic in h
+  if (h > 4096) return "";   // the search is quadratic in h
   std::size_t next = i + 1;  // the next wrong element of the same segment, if any
   while (next < in.size() && !heads[next] && got[next] == want[next]) ++next;
   const bool has_next = next < in.size() && !heads[next];
@@ -70,8 +70,8 @@ std::string crossed_head_hint(const std::vector<T>& in, const Heads& heads, cons
     T before = Op::identity();
     for (std::size_t j = k; j-- > 0;) {
       before = op(in[j], before);
-      const bool explains = got[i] == op(before, want[i]) &&
-                            (k == h || (has_next && got[next] == op(before, want[next])));
+      const bool explains =
+          got[i] == op(before, want[i]) && (k == h || (has_next && got[next] == op(before, want[next])));
       if (explains) {
         return "\n  hint: element " + std::to_string(i) + " also combines in[" + std::to_string(j) + ".." +
                std::to_string(k - 1) + "], from before the head of its segment at " + std::to_string(h) +
@@ -84,7 +84,8 @@ std::string crossed_head_hint(const std::vector<T>& in, const Heads& heads, cons
 
 template <class T, class Op>
 bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op, const std::string& what) {
-  INFO(std::string(exclusive ? "exclusive" : "inclusive") << " segmented scan, n = " << in.size() << ", heads: " << what);
+  INFO(std::string(exclusive ? "exclusive" : "inclusive")
+       << " segmented scan, n = " << in.size() << ", heads: " << what);
   const std::vector<T> got = segmented_on_device(in, heads, exclusive, op);
   REQUIRE(got.size() == in.size());
   if constexpr (std::is_floating_point_v<T>) {
@@ -92,8 +93,9 @@ bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusiv
     for (std::size_t b = 0; b < in.size();) {
       std::size_t e = b + 1;
       while (e < in.size() && !heads[e]) ++e;
-      const auto r = scanlab::verify_float_scan(in.data() + b, got.data() + b, e - b,
-                                                exclusive ? scanlab::ScanKind::exclusive : scanlab::ScanKind::inclusive);
+      const auto r =
+          scanlab::verify_float_scan(in.data() + b, got.data() + b, e - b,
+                                     exclusive ? scanlab::ScanKind::exclusive : scanlab::ScanKind::inclusive);
       if (!r.ok) {
         FAIL_CHECK("segment [" << b << ", " << e << "): " << r.message());
         return false;
@@ -104,7 +106,8 @@ bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusiv
   } else {
     const std::vector<T> want = segmented_oracle(in, heads, exclusive, op);
     const auto r = scanlab::verify_exact(want.data(), got.data(), in.size());
-    CHECK_MESSAGE(r.ok, r.message() << (r.ok ? std::string() : crossed_head_hint(in, heads, want, got, r.first_index, op)));
+    CHECK_MESSAGE(r.ok,
+                  r.message() << (r.ok ? std::string() : crossed_head_hint(in, heads, want, got, r.first_index, op)));
     return r.ok;
   }
 }
@@ -173,8 +176,14 @@ template <class T, class Op>
 std::vector<Flagged<T>> combine(Op op, const std::vector<Flagged<T>>& left, const std::vector<Flagged<T>>& right) {
   std::vector<T> lv, rv;
   std::vector<std::uint32_t> lh, rh;
-  for (const auto& f : left) { lv.push_back(f.value); lh.push_back(f.head); }
-  for (const auto& f : right) { rv.push_back(f.value); rh.push_back(f.head); }
+  for (const auto& f : left) {
+    lv.push_back(f.value);
+    lh.push_back(f.head);
+  }
+  for (const auto& f : right) {
+    rv.push_back(f.value);
+    rh.push_back(f.head);
+  }
   const Reply r = Request("segmented_op").monoid(op).input(lv).input(lh).input(rv).input(rh).send();
   const std::vector<T> values = output<T>(r, 0);
   const std::vector<std::uint32_t> heads = output<std::uint32_t>(r, 1);
@@ -225,16 +234,21 @@ TEST_CASE("the segmented operator is a monoid: identity, associativity, heads cu
   // Non-commutative inner operator: the left value stays the left operand.
   using A = Affine<std::uint32_t>;
   const std::vector<Flagged<A>> f = {{A{3u, 1u}, 0u}}, g = {{A{5u, 7u}, 0u}};
-  CHECK(combine(AffineCompose<std::uint32_t>{}, f, g)[0].value == AffineCompose<std::uint32_t>{}(f[0].value, g[0].value));
+  CHECK(combine(AffineCompose<std::uint32_t>{}, f, g)[0].value ==
+        AffineCompose<std::uint32_t>{}(f[0].value, g[0].value));
 }
 
 TEST_CASE("segmented inclusive scan equals the sequential loop, across warps, tiles and blocks" *
           doctest::description("points: 25")) {
-  for_each_block_order([] { check_all<std::int32_t>(false, Plus<std::int32_t>{}, random_ints); });
+  for_each_block_order([] {
+    check_all<std::int32_t>(false, Plus<std::int32_t>{}, random_ints);
+  });
 }
 
 TEST_CASE("segmented exclusive scan: the identity at every head" * doctest::description("points: 15")) {
-  for_each_block_order([] { check_all<std::int32_t>(true, Plus<std::int32_t>{}, random_ints); });
+  for_each_block_order([] {
+    check_all<std::int32_t>(true, Plus<std::int32_t>{}, random_ints);
+  });
 }
 
 TEST_CASE("segmented scans keep operand order: affine maps over uint32" * doctest::description("points: 10")) {
@@ -254,7 +268,8 @@ TEST_CASE("summed-area table equals the sequential table, for square, flat, tall
     const int w = wh[0], h = wh[1];
     const std::size_t px = static_cast<std::size_t>(w) * h;
     const auto img = scanlab::random_vector<std::uint32_t>(px, test_seed(++stream), 0u, 255u);
-    const auto got = output<std::uint32_t>(Request("summed_area_table").params({{"width", w}, {"height", h}}).input(img).send());
+    const auto got =
+        output<std::uint32_t>(Request("summed_area_table").params({{"width", w}, {"height", h}}).input(img).send());
     INFO(w << " x " << h << " image");
     REQUIRE(got.size() == px);
     const auto want = sat_oracle(img, w, h);
@@ -271,8 +286,11 @@ TEST_CASE("box filter: radius 0 is the image, and every box mean matches a direc
   const auto sat = sat_oracle(img, w, h);  // the filter reads a right table, whatever the student's
   for (const int max_radius : {0, 3, 40}) {
     const int focus_row = h / 3;
-    const auto got = output<std::uint8_t>(Request("box_filter").params({{"width", w}, {"height", h},
-        {"focus_row", focus_row}, {"max_radius", max_radius}}).input(sat).send());
+    const auto got = output<std::uint8_t>(
+        Request("box_filter")
+            .params({{"width", w}, {"height", h}, {"focus_row", focus_row}, {"max_radius", max_radius}})
+            .input(sat)
+            .send());
     REQUIRE(got.size() == px);
     std::size_t wrong = 0;
     for (int y = 0; y < h; ++y) {

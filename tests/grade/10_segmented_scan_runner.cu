@@ -21,7 +21,8 @@ SCANLAB_GRADE_ENTRY(segmented_op) {
     using Op = decltype(op);
     using T = typename Op::value_type;
     const std::vector<T> left = call.input<T>(0), right = call.input<T>(2);
-    const std::vector<std::uint32_t> left_heads = call.input<std::uint32_t>(1), right_heads = call.input<std::uint32_t>(3);
+    const std::vector<std::uint32_t> left_heads = call.input<std::uint32_t>(1),
+                                     right_heads = call.input<std::uint32_t>(3);
     const std::size_t n = left.size();
     if (right.size() != n || left_heads.size() != n || right_heads.size() != n) {
       throw std::runtime_error("the four inputs differ in length");
@@ -30,7 +31,8 @@ SCANLAB_GRADE_ENTRY(segmented_op) {
     std::vector<T> values(n);
     std::vector<std::uint32_t> heads(n);
     for (std::size_t i = 0; i < n; ++i) {
-      const ch10::Flagged<T> c = seg(ch10::Flagged<T>{left[i], left_heads[i]}, ch10::Flagged<T>{right[i], right_heads[i]});
+      const ch10::Flagged<T> c =
+          seg(ch10::Flagged<T>{left[i], left_heads[i]}, ch10::Flagged<T>{right[i], right_heads[i]});
       values[i] = c.value;
       heads[i] = c.head;
     }

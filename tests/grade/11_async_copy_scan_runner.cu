@@ -20,8 +20,8 @@ namespace {
 // The monoids the checker uses: the explicit instantiations of the student's templates.
 template <class F>
 void with_chapter_monoid(const Call& call, F&& fn) {
-  with_monoid<Plus<std::int32_t>, Max<std::int32_t>, AffineCompose<std::uint32_t>, Plus<float>,
-              Plus<std::int64_t>>(call, fn);
+  with_monoid<Plus<std::int32_t>, Max<std::int32_t>, AffineCompose<std::uint32_t>, Plus<float>, Plus<std::int64_t>>(
+      call, fn);
 }
 
 // The tile shapes the checker asks for by parameters block_threads x items x chunks: two warps x
@@ -56,11 +56,14 @@ SCANLAB_GRADE_ENTRY(async_copy_scan) {
       const std::size_t n = call.length(in.size());
       const ScanKind kind = call.kind();
       call.info()["tile_items"] = ch11::AsyncCopyScan<T, P>::kTileItems;  // for the checker's messages
-      call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-        ch11::AsyncCopyScan<T, P> scan(n);
-        if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op);
-        else scan.exclusive(d_in, d_out, n, op);
-      }, call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
+      call.output(run_on_device(
+          in,
+          [&](T* d_in, T* d_out) {
+            ch11::AsyncCopyScan<T, P> scan(n);
+            if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op);
+            else scan.exclusive(d_in, d_out, n, op);
+          },
+          call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     });
   });
 }

@@ -83,7 +83,8 @@ std::string seed_hint(const std::vector<T>& in, const std::vector<T>& got, std::
   };
   const std::vector<T> local = seeded_oracle(in, b, len, Op::identity(), kind, op);
   if (!(right == Op::identity()) && matches(local)) {
-    return "hint: " + who + " holds the scan of its own elements only, as if its seed were the identity: the "
+    return "hint: " + who +
+           " holds the scan of its own elements only, as if its seed were the identity: the "
            "offset never reached the scan (is the seed put into the scan at all?)";
   }
   for (const auto& [what, offset] : wrong) {
@@ -101,11 +102,13 @@ std::string seed_hint(const std::vector<T>& in, const std::vector<T>& got, std::
       }
     }
     if (first_tile_right && rest_local && !(right == Op::identity())) {
-      return "hint: only the first tile of " + who + " has the seed: the tiles after it take their prefix from the "
+      return "hint: only the first tile of " + who +
+             " has the seed: the tiles after it take their prefix from the "
              "look-back, which ends at tile 0's inclusive prefix (P), so that P must hold the seed too";
     }
     if (first_tile_right && !rest_right) {
-      return "hint: the first tile of " + who + " is right and the tiles after it are not: they take their prefix "
+      return "hint: the first tile of " + who +
+             " is right and the tiles after it are not: they take their prefix "
              "from tile 0's inclusive prefix (P), which must be the seed combined with tile 0's aggregate, "
              "the seed on the LEFT";
     }
@@ -137,8 +140,8 @@ void check_combine(Op op, std::uint64_t stream) {
         hint = "hint: this is the identity, the offset of rank 0 only: rank " + std::to_string(rank) + " comes after " +
                (rank == 1 ? std::string("rank 0") : "ranks 0 .. " + std::to_string(rank - 1));
       }
-      FAIL_CHECK(ranks << " ranks, offset of rank " << rank << ": expected " << scanlab::to_display_string(want) << ", got "
-                                   << scanlab::to_display_string(got[0]) << (hint.empty() ? "" : "\n  ") << hint);
+      FAIL_CHECK(ranks << " ranks, offset of rank " << rank << ": expected " << scanlab::to_display_string(want)
+                       << ", got " << scanlab::to_display_string(got[0]) << (hint.empty() ? "" : "\n  ") << hint);
       return;
     }
   }
@@ -151,8 +154,13 @@ bool check_seeded(const std::vector<T>& in, T seed, ScanKind kind, bool in_place
   const std::size_t n = in.size();
   INFO(to_string(kind) << " scan of " << n << " elements from the seed " << scanlab::to_display_string(seed)
                        << (in_place ? ", in place" : ""));
-  const std::vector<T> got = output<T>(
-      Request("seeded_scan").monoid(op).kind(kind).params({{"in_place", in_place}}).input(in).input(std::vector<T>{seed}).send());
+  const std::vector<T> got = output<T>(Request("seeded_scan")
+                                           .monoid(op)
+                                           .kind(kind)
+                                           .params({{"in_place", in_place}})
+                                           .input(in)
+                                           .input(std::vector<T>{seed})
+                                           .send());
   REQUIRE(got.size() == n);
   scanlab::VerifyResult r;
   if constexpr (std::is_floating_point_v<T>) {
@@ -269,7 +277,8 @@ void check_across_sizes(Op op, const std::string& form, std::uint64_t stream) {
 
 }  // namespace
 
-TEST_CASE("the offset of a rank: the totals of the ranks before it, in rank order" * doctest::description("points: 10")) {
+TEST_CASE("the offset of a rank: the totals of the ranks before it, in rank order" *
+          doctest::description("points: 10")) {
   check_combine<std::int32_t>(Plus<std::int32_t>{}, 100);
   check_combine<Affine<std::uint32_t>>(AffineCompose<std::uint32_t>{}, 200);
 }
@@ -295,8 +304,11 @@ TEST_CASE("scan across 1, 2 and 3 ranks: int32 sums, both forms" * doctest::desc
   check_across_sizes<std::int32_t>(Plus<std::int32_t>{}, "scan-then-add", 700);
 }
 
-TEST_CASE("scan across 1, 2 and 3 ranks: affine maps (not commutative), both forms" * doctest::description("points: 20")) {
-  for_each_block_order([&] { check_across_sizes<Affine<std::uint32_t>>(AffineCompose<std::uint32_t>{}, "fused", 800); });
+TEST_CASE("scan across 1, 2 and 3 ranks: affine maps (not commutative), both forms" *
+          doctest::description("points: 20")) {
+  for_each_block_order([&] {
+    check_across_sizes<Affine<std::uint32_t>>(AffineCompose<std::uint32_t>{}, "fused", 800);
+  });
   check_across_sizes<Affine<std::uint32_t>>(AffineCompose<std::uint32_t>{}, "scan-then-add", 900);
 }
 

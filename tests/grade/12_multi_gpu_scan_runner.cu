@@ -105,7 +105,9 @@ class ThreadRanks {
       ++round_;
       changed_.notify_all();
     } else {
-      changed_.wait(lock, [&] { return round_ != round || failed_; });
+      changed_.wait(lock, [&] {
+        return round_ != round || failed_;
+      });
       if (round_ == round) throw std::runtime_error("another rank failed");
     }
     std::memcpy(all, gathered_.data(), bytes * static_cast<std::size_t>(ranks_));
@@ -150,8 +152,12 @@ SCANLAB_GRADE_ENTRY(seeded_scan) {
     const bool in_place = call.param<bool>("in_place", false);
     ch12::SeededScan<T> scan(in.size());
     call.info()["tile_items"] = ch12::SeededScan<T>::kTileItems;
-    call.output(run_on_device(in, [&](T* d_in, T* d_out) { scan.scan(call.kind(), d_in, d_out, in.size(), seed, op); },
-                              in_place));
+    call.output(run_on_device(
+        in,
+        [&](T* d_in, T* d_out) {
+          scan.scan(call.kind(), d_in, d_out, in.size(), seed, op);
+        },
+        in_place));
   });
 }
 
@@ -188,7 +194,8 @@ SCANLAB_GRADE_ENTRY(multi_rank_scan) {
         ch12::multi_gpu_scan(comm, scan, d_in.data(), d_result, slice.size, kind, op, form);
         SCANLAB_CHECK_SYNC();
         if (slice.size > 0) {
-          SCANLAB_CUDA_CHECK(cudaMemcpy(out.data() + slice.begin, d_result, slice.size * sizeof(T), cudaMemcpyDeviceToHost));
+          SCANLAB_CUDA_CHECK(
+              cudaMemcpy(out.data() + slice.begin, d_result, slice.size * sizeof(T), cudaMemcpyDeviceToHost));
         }
         return 0;
       } catch (const std::exception& e) {
@@ -205,9 +212,10 @@ SCANLAB_GRADE_ENTRY(multi_rank_scan) {
     for (int r = 0; r < ranks; ++r) {
       if (statuses[static_cast<std::size_t>(r)] == 0) continue;
       const char* m = messages.data() + static_cast<std::size_t>(r) * kMessage;
-      failures += (failures.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " failed" +
-                  (m[0] != '\0' ? std::string(": ") + std::string(m, strnlen(m, kMessage)) : std::string(" (exit status ") +
-                                                                              std::to_string(statuses[static_cast<std::size_t>(r)]) + ")");
+      failures +=
+          (failures.empty() ? "" : "; ") + std::string("rank ") + std::to_string(r) + " failed" +
+          (m[0] != '\0' ? std::string(": ") + std::string(m, strnlen(m, kMessage))
+                        : std::string(" (exit status ") + std::to_string(statuses[static_cast<std::size_t>(r)]) + ")");
     }
     if (!failures.empty()) throw std::runtime_error(failures);
     call.info()["tile_items"] = ch12::SeededScan<T>::kTileItems;

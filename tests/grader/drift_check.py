@@ -64,7 +64,8 @@ def compare(exercise: Path, solution: Path) -> List[str]:
         return problems
     if ex.regions != so.regions:
         problems.append(f"{exercise}: {ex.regions} TODO regions, but {solution} has {so.regions}")
-    for (eno, eline), (sno, sline) in zip(ex.outside, so.outside):
+    # Lengths may differ: the common part first, then the extra lines below.
+    for (eno, eline), (sno, sline) in zip(ex.outside, so.outside, strict=False):
         if eline != sline:
             problems.append(f"{exercise}:{eno} differs from {solution}:{sno} outside the TODO regions:\n"
                             f"    exercise: {eline}\n    solution: {sline}")

@@ -218,8 +218,10 @@ def main(argv: List[str]) -> int:
                               stderr=subprocess.STDOUT, text=True)
         took = time.monotonic() - t0
         print(proc.stdout, flush=True)
-        expect(proc.returncode == 0, f"chapter {chapter}: the class was graded (exit status {proc.returncode}) in {took:.0f} s")
-        expect(PASSWD_LINE not in proc.stdout, f"chapter {chapter}: the grader's output shows no file a submission included")
+        expect(proc.returncode == 0,
+               f"chapter {chapter}: the class was graded (exit status {proc.returncode}) in {took:.0f} s")
+        expect(PASSWD_LINE not in proc.stdout,
+               f"chapter {chapter}: the grader's output shows no file a submission included")
         csv_texts[chapter] = csv.read_text() if csv.is_file() else ""
         rows = {}
         import csv as csvmod
@@ -227,7 +229,8 @@ def main(argv: List[str]) -> int:
             with open(csv, newline="") as f:
                 for row in csvmod.DictReader(f):
                     rows[row["student"]] = row
-        expect(len(rows) == len(expected), f"chapter {chapter}: the CSV has a row per student ({len(rows)} of {len(expected)})")
+        expect(len(rows) == len(expected),
+               f"chapter {chapter}: the CSV has a row per student ({len(rows)} of {len(expected)})")
         for name, want in expected.items():
             shown = "'" + name if name.startswith("=") else name
             row = rows.get(shown)

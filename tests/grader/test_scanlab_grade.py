@@ -25,7 +25,7 @@ import drift_check  # noqa: E402
 import mutant  # noqa: E402
 from scanlab_grade.build import RunnerCache, stage_files  # noqa: E402
 from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_chapters  # noqa: E402
-from scanlab_grade.cli import UsageError, parse_args, safe_file_name  # noqa: E402
+from scanlab_grade.cli import parse_args, safe_file_name  # noqa: E402
 from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests  # noqa: E402
 from scanlab_grade.report import ChapterResult, Grade, csv_cell, render  # noqa: E402
 from scanlab_grade import sandbox as sandboxing  # noqa: E402
@@ -136,7 +136,8 @@ class XmlReader(unittest.TestCase):
                   '        <Info>\n          tile = 64\n        </Info>\n'
                   '        <Info>\n          n = 5\n  hint: 32-bit\n        </Info>\n      </Message>')
         r = self.read(doctest_xml([("a", 2, False, failed)]))
-        self.assertEqual(r.finished[0].message, "tile = 64; n = 5 | hint: 32-bit; crashed: the runner exited with status 139")
+        self.assertEqual(r.finished[0].message,
+                         "tile = 64; n = 5 | hint: 32-bit; crashed: the runner exited with status 139")
 
     def test_cut_off_inside_a_test_case(self):
         text = doctest_xml([("a", 10, True, ""), ("hangs", 4, None, "")], complete=False)

@@ -88,8 +88,8 @@ def parse(path: Path) -> Mutant:
             k += 1
         if k >= len(lines):
             raise MutantError(f"{path}: '@@ find' at line {i + 1} is not closed by '@@ replace' ... '@@ end'")
-        find = "".join(l + "\n" for l in lines[i + 1:j])
-        replace = "".join(l + "\n" for l in lines[j + 1:k])
+        find = "".join(line + "\n" for line in lines[i + 1:j])
+        replace = "".join(line + "\n" for line in lines[j + 1:k])
         if not find.strip():
             raise MutantError(f"{path}:{i + 1}: empty find text")
         if find == replace:

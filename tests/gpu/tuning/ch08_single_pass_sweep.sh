@@ -26,9 +26,8 @@ if [[ $kind == shapes ]]; then
   for c in "${@:-128,32,6 128,16,8 256,16,3 256,32,2 128,24,6 64,32,12}"; do
     for v in $c; do
       IFS=, read -r t i m <<<"$v"; name="${t}x${i}_min$m"; mkdir -p "$work/$name"
-      replace $dp "kSinglePassThreads = 128;" "kSinglePassThreads = $t;" "$work/$name/a"
-      replace "$work/$name/a" "kSinglePassItems = 32;" "kSinglePassItems = $i;" "$work/$name/b"
-      replace "$work/$name/b" "kSinglePassMinBlocksPerSm = 6;" "kSinglePassMinBlocksPerSm = $m;" \
+      replace $dp "Policy<128, 32, single_pass::Descriptors::fused, single_pass::Lookback::warp, 6>;" \
+        "Policy<$t, $i, single_pass::Descriptors::fused, single_pass::Lookback::warp, $m>;" \
         "$work/$name/stream_compaction_single_pass_dispatch.cuh"
       names+=("$name")
     done
