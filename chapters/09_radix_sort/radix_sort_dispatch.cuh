@@ -25,7 +25,7 @@
 
 // By its path, in quotes: the emulator's translator rewrites the kernels of quoted includes only,
 // and it searches the including file's folder and the chapter's folders, not common/include.
-#include <scanlab/device_scan.cuh>
+#include "../../common/include/scanlab/device_scan.cuh"  // by path: the emulator build translates it
 #include "radix_sort.cuh"
 
 namespace ch09 {
