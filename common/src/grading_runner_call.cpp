@@ -43,10 +43,10 @@ std::size_t Call::input_count() const {
 }
 
 // The instances runner.hpp declares extern.
-#define SCANLAB_GRADING_PARAM(T)                         \
+#define SCANLAB_GRADING_PARAM(T)                \
   template T Call::param<T>(const char*) const; \
   template T Call::param<T>(const char*, T) const;
-#define SCANLAB_GRADING_ARRAY(T)                                     \
+#define SCANLAB_GRADING_ARRAY(T)                             \
   template std::vector<T> Call::input<T>(std::size_t) const; \
   template void Call::output<T>(const std::vector<T>&);
 SCANLAB_GRADING_PARAM_TYPES(SCANLAB_GRADING_PARAM)
