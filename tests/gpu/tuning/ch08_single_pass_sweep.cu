@@ -9,28 +9,10 @@
 #include <cub/device/device_partition.cuh>
 #include "stream_compaction_dispatch.cuh"
 #include "stream_compaction_single_pass_dispatch.cuh"
+#include "sweep_timing.cuh"
 struct Pos {
   __host__ __device__ bool operator()(int x) const { return x > 0; }
 };
-template <class F>
-float time_it(F f) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < 3; ++i) f(i);
-  for (int r = 0; r < 15; ++r) {
-    cudaEventRecord(a);
-    f(r);
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 int main() {
   for (int lg : {20, 22, 24, 26, 28}) {
     size_t n = size_t(1) << lg;
@@ -54,21 +36,21 @@ int main() {
     void* tmp;
     cudaMalloc(&tmp, tb);
     ch08::SinglePassWorkspace ws(n);
-    float copy = time_it([&](int r) {
+    float copy = median_ms_of_15([&](int r) {
       cudaMemcpyAsync(out + (r % slots) * n, in + (r % slots) * n, n * 4, cudaMemcpyDeviceToDevice);
     });
-    float cs = time_it([&](int r) {
+    float cs = median_ms_of_15([&](int r) {
       size_t b = tb;
       cub::DeviceSelect::If(tmp, b, in + (r % slots) * n, out + (r % slots) * n, cnt, (long long)n, Pos{});
     });
-    float ms = time_it([&](int r) {
+    float ms = median_ms_of_15([&](int r) {
       ch08::select_if_single_pass(in + (r % slots) * n, out + (r % slots) * n, cnt, n, ch08::IsPositive<int>{}, ws);
     });
-    float cp = time_it([&](int r) {
+    float cp = median_ms_of_15([&](int r) {
       size_t b = tb;
       cub::DevicePartition::If(tmp, b, in + (r % slots) * n, out + (r % slots) * n, cnt, (long long)n, Pos{});
     });
-    float mp = time_it([&](int r) {
+    float mp = median_ms_of_15([&](int r) {
       ch08::partition_if_single_pass(in + (r % slots) * n, out + (r % slots) * n, cnt, n, ch08::IsPositive<int>{}, ws);
     });
     // check select

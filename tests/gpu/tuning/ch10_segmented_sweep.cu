@@ -12,26 +12,7 @@
 #include <vector>
 
 #include "segmented_scan_dispatch.cuh"
-
-template <class F>
-float time_it(F f) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < 3; ++i) f(i);
-  for (int r = 0; r < 15; ++r) {
-    cudaEventRecord(a);
-    f(r);
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+#include "sweep_timing.cuh"
 
 template <class T>
 void run(int lg, unsigned mean) {
@@ -64,19 +45,19 @@ void run(int lg, unsigned mean) {
   void* tmp;
   cudaMalloc(&tmp, tb);
   ch10::SegmentedScanWorkspace<T> ws(n);
-  const float copy = time_it([&](int r) {
+  const float copy = median_ms_of_15([&](int r) {
     cudaMemcpyAsync(out + (r % slots) * n, in + (r % slots) * n, n * sizeof(T), cudaMemcpyDeviceToDevice);
   });
-  const float cub_ms = time_it([&](int r) {
+  const float cub_ms = median_ms_of_15([&](int r) {
     size_t b = tb;
     cub::DeviceScan::InclusiveSumByKey(tmp, b, d_keys, in + (r % slots) * n, out + (r % slots) * n, n);
   });
-  const float ours = time_it([&](int r) {
+  const float ours = median_ms_of_15([&](int r) {
     ch10::segmented_inclusive_scan(in + (r % slots) * n, ch10::HeadFlagArray{d_heads}, out + (r % slots) * n, n,
                                    scanlab::Plus<T>{}, ws);
   });
   // The same scan with its heads computed (one at element 0), no flag array read: what the flags' bytes cost.
-  const float computed = time_it([&](int r) {
+  const float computed = median_ms_of_15([&](int r) {
     ch10::segmented_inclusive_scan(in + (r % slots) * n, ch10::RowHeads{n}, out + (r % slots) * n, n,
                                    scanlab::Plus<T>{}, ws);
   });
