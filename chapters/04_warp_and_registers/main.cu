@@ -74,16 +74,10 @@ int run(const Config& cfg, Op op) {
   const std::size_t tile = static_cast<std::size_t>(tile_of(cfg));
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind) + ", tiles of " + std::to_string(tile) +
                            (cfg.in_place ? ", in place" : "");
-  nlohmann::json report = {{"chapter", "04_warp_and_registers"},
-                           {"backend", scanlab::backend_name()},
-                           {"variant", variant_label(cfg.variant)},
-                           {"n", n},
-                           {"tile", tile},
-                           {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()},
-                           {"in_place", cfg.in_place}};
+  nlohmann::json report =
+      scanlab::scan_report<T>("04_warp_and_registers", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
+  report["variant"] = variant_label(cfg.variant);
+  report["tile"] = tile;
   if (cfg.variant == Variant::items) {
     report["threads"] = ch04::items_threads_for_tile(cfg.tile);
     report["items_per_thread"] = ch04::items_per_thread_for_tile(cfg.tile);

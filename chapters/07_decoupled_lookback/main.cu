@@ -162,16 +162,10 @@ int run(const Config& cfg, Op op) {
   }
   const std::string what = std::to_string(n) + " elements, " + scanlab::to_string(cfg.kind) + " " + cfg.op + ", " +
                            scanlab::type_label<T>() + ", " + cfg.variant + (cfg.in_place ? ", in place" : "");
-  nlohmann::json report = {{"chapter", "07_decoupled_lookback"},
-                           {"backend", scanlab::backend_name()},
-                           {"n", n},
-                           {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()},
-                           {"variant", cfg.variant},
-                           {"order", cfg.order},
-                           {"in_place", cfg.in_place}};
+  nlohmann::json report =
+      scanlab::scan_report<T>("07_decoupled_lookback", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
+  report["variant"] = cfg.variant;
+  report["order"] = cfg.order;
 
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out_storage(cfg.in_place ? 0 : n);

@@ -72,14 +72,8 @@ int run(const Config& cfg, Op op) {
   }
   const std::string what = std::to_string(n) + " elements, " + scanlab::to_string(cfg.kind) + " " + cfg.op + ", " +
                            scanlab::type_label<T>() + (cfg.in_place ? ", in place" : "");
-  nlohmann::json report = {{"chapter", "11_async_copy_scan"},
-                           {"backend", scanlab::backend_name()},
-                           {"n", n},
-                           {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()},
-                           {"in_place", cfg.in_place}};
+  nlohmann::json report =
+      scanlab::scan_report<T>("11_async_copy_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
 
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out_storage(cfg.in_place ? 0 : n);

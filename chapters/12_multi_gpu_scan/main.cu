@@ -190,18 +190,12 @@ int run(const Config& cfg, ch12::Communicator& comm, Op op) {
   for (const SliceVerdict& v : verdicts) wrong += v.mismatches;
   const bool ok = wrong == 0;
 
-  nlohmann::json report = {{"chapter", "12_multi_gpu_scan"},
-                           {"backend", scanlab::backend_name()},
-                           {"communicator", comm.name()},
-                           {"ranks", ranks},
-                           {"n", n},
-                           {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()},
-                           {"form", cfg.form},
-                           {"in_place", cfg.in_place},
-                           {"verified", ok}};
+  nlohmann::json report =
+      scanlab::scan_report<T>("12_multi_gpu_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
+  report["communicator"] = comm.name();
+  report["ranks"] = ranks;
+  report["form"] = cfg.form;
+  report["verified"] = ok;
   if (rank == 0) {
     for (int q = 0; q < ranks; ++q) {
       const ch12::Slice s = ch12::slice_of(n, ranks, q);

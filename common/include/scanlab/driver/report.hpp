@@ -4,15 +4,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "scanlab/device_info.hpp"
+#include "scanlab/driver/names.hpp"
 #include "scanlab/stats.hpp"
 #include "scanlab/timing.hpp"
 #include "scanlab/trace_writer.hpp"
+#include "scanlab/verify.hpp"
 
 namespace scanlab {
 
@@ -62,6 +67,22 @@ void finish_trace_with_result(TraceWriter& writer, const std::vector<In>& in, co
   }
   writer.line(result);
   writer.finish();
+}
+
+// ---- the JSON report ------------------------------------------------------------------------
+
+// The fields every scan chapter's report starts with (the chapter adds its own, and the timing).
+template <class T>
+nlohmann::json scan_report(const char* chapter, std::size_t n, std::uint64_t seed, ScanKind kind, const std::string& op,
+                           bool in_place) {
+  return {{"chapter", chapter},
+          {"backend", backend_name()},
+          {"n", n},
+          {"seed", seed},
+          {"kind", to_string(kind)},
+          {"op", op},
+          {"type", type_label<T>()},
+          {"in_place", in_place}};
 }
 
 // --json FILE: the report, or nothing when no file was asked for.
