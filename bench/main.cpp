@@ -12,10 +12,12 @@
 
 #include <scanlab/cli.hpp>
 #include <scanlab/cuda_check.hpp>
+#include <scanlab/tuning.hpp>
 
 #include "harness.hpp"
 #include "registry.hpp"
 #include "report.hpp"
+#include "tune.hpp"
 
 namespace {
 
@@ -67,6 +69,8 @@ int main(int argc, char** argv) {
   int min_log2 = 16, max_log2 = 28, step_log2 = 2;
   std::string csv_path, json_path;
   bool list_rows = false;
+  bool tune = false;
+  std::string tune_file = scanlab::tuning_file_path();
 
   CLI::App app{"scanlab_bench: times prefix scans on the GPU next to a device-to-device copy and "
                "cub::DeviceScan, verifying every row"};
@@ -91,9 +95,21 @@ int main(int argc, char** argv) {
   app.add_option("--csv", csv_path, "write the rows as CSV");
   app.add_option("--json", json_path, "write the rows and the run's metadata as JSON");
   app.add_flag("--list", list_rows, "list the rows and exit");
+  app.add_flag("--tune", tune,
+               "./lab tune: measure chapters 07 and 11 with each tuned tile shape and poll schedule on this GPU "
+               "(default: int32 at 2^24 and 2^26) and keep the best in the tuning file the chapters read");
+  app.add_option("--tune-file", tune_file, "with --tune: the tuning file to write")->capture_default_str();
 
   try {
     app.parse(argc, argv);
+    if (tune && size_list.empty() &&
+        app.count("--min-log2") + app.count("--max-log2") + app.count("--step-log2") == 0) {
+      size_list = {"2^24", "2^26"};  // many waves of tiles, where the polls matter; 2^28 only adds time
+    }
+    if (tune && app.count("--types") == 0) cfg.types = {"int32"};  // float moves the same 4-byte words
+    if (tune && app.count("--algorithms") > 0)
+      throw UsageError("--tune measures its own rows; it takes no --algorithms");
+    if (tune && tune_file.empty()) throw UsageError("--tune: no place for the tuning file (set --tune-file or HOME)");
     cfg.sizes = resolve_sizes(size_list, min_log2, max_log2, step_log2);
     if (cfg.types.empty() || cfg.algorithms.empty()) throw UsageError("--types and --algorithms need a value");
     check_writable(csv_path, "--csv");
@@ -135,6 +151,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "scanlab_bench: %s\n\n%s", e.what(), app.help().c_str());
       return 2;
     }
+    if (tune) return run_tuning(cfg, meta, tune_file);
     const std::vector<std::string> method = method_lines(cfg, meta);
     print_header(stdout, meta, method);
     print_table_head(stdout);

@@ -4,23 +4,26 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <scanlab/monoid.hpp>
 
 #include "async_copy_scan_dispatch.cuh"  // chapters/ and solutions/11_async_copy_scan
 #include "registry.hpp"
+#include "tune.hpp"
+#include "async_copy_scan_tuned.cuh"  // chapters/11_async_copy_scan
 
 namespace scanlab::bench {
 namespace {
 
 template <class P>
-void add_ch11_row(Registry& reg, const std::string& name, const std::string& what) {
+void add_ch11_row(Registry& reg, const std::string& name, const std::string& what, ch11::Options o = {}) {
   Row& r = reg.add({name, what, Check::exclusive});
-  set_stateful(r, [](auto tag, size_t n) {
+  set_stateful(r, [o](auto tag, size_t n) {
     using T = typename decltype(tag)::type;
     auto scan = std::make_shared<ch11::AsyncCopyScan<T, P>>(n);
-    return [scan](const T* in, T* out, size_t count, cudaStream_t s) {
-      scan->exclusive(in, out, count, Plus<T>{}, s);
+    return [scan, o](const T* in, T* out, size_t count, cudaStream_t s) {
+      scan->exclusive(in, out, count, Plus<T>{}, s, o);
     };
   });
 }
@@ -35,6 +38,24 @@ void register_ch11_rows(Registry& reg) {
   add_ch11_row<ch11::Policy<128, 16, 8>>(reg, "ch11_128x16x8", "chapter 11, 128 threads x 16 items x 8 chunks");
   add_ch11_row<ch11::Policy<128, 32, 2>>(reg, "ch11_128x32x2", "chapter 11, 128 threads x 32 items x 2 chunks");
   add_ch11_row<ch11::Policy<128, 16, 1>>(reg, "ch11_128x16x1", "chapter 11, 128 threads x 16 items x 1 chunk");
+}
+
+void register_ch11_tune_rows(Registry& reg, std::vector<TuneCandidate>& out) {
+  const single_pass::PollSchedule built_in = single_pass::kDefaultPolls;
+  for (const std::string& shape : ch11::tuned_shapes()) {
+    for (const PollPair p : tune_poll_grid()) {
+      TuneCandidate c{"11_async_copy_scan", shape, p.first_ns, p.every_ns, false, ""};
+      c.is_default =
+          shape == ch11::tuned_shapes().front() && p.first_ns == built_in.first_ns && p.every_ns == built_in.every_ns;
+      c.row = "ch11 " + shape + " " + std::to_string(p.first_ns) + "/" + std::to_string(p.every_ns);
+      ch11::Options o;
+      o.polls = {p.first_ns, p.every_ns};
+      ch11::with_tuned_policy(shape, [&](auto policy) {
+        add_ch11_row<decltype(policy)>(reg, c.row, "chapter 11 tuning candidate", o);
+      });
+      out.push_back(c);
+    }
+  }
 }
 
 }  // namespace scanlab::bench

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <scanlab/monoid.hpp>
 
@@ -16,7 +17,9 @@
 #include "hillis_steele_dispatch.cuh"       // chapters/ and solutions/01_hillis_steele
 #include "multi_block_scan_dispatch.cuh"    // chapters/ and solutions/05_multi_block
 #include "registry.hpp"
-#include "sequential_scan_dispatch.cuh"     // chapters/ and solutions/00_sequential
+#include "sequential_scan_dispatch.cuh"  // chapters/ and solutions/00_sequential
+#include "tune.hpp"
+#include "decoupled_lookback_tuned.cuh"     // chapters/07_decoupled_lookback
 #include "warp_and_registers_dispatch.cuh"  // chapters/ and solutions/04_warp_and_registers
 
 namespace scanlab::bench {
@@ -201,6 +204,21 @@ void register_ch07(Registry& reg) {
 }
 
 }  // namespace
+
+void register_ch07_tune_rows(Registry& reg, std::vector<TuneCandidate>& out) {
+  for (const std::string& shape : ch07::tuned_shapes()) {
+    for (const PollPair p : tune_poll_grid()) {
+      TuneCandidate c{"07_decoupled_lookback", shape, p.first_ns, p.every_ns, false, ""};
+      c.is_default = shape == ch07::tuned_shapes().front() && p.first_ns == ch07::kDefaultPolls.first_ns &&
+                     p.every_ns == ch07::kDefaultPolls.every_ns;
+      c.row = "ch07 " + shape + " " + std::to_string(p.first_ns) + "/" + std::to_string(p.every_ns);
+      ch07::with_tuned_policy(shape, [&](auto policy) {
+        add_ch07_row<decltype(policy)>(reg, c.row, "chapter 07 tuning candidate", {p.first_ns, p.every_ns});
+      });
+      out.push_back(c);
+    }
+  }
+}
 
 void register_application_rows(Registry& reg);  // rows_applications.cu: chapters 08-10
 void register_ch11_rows(Registry& reg);         // rows_ch11.cu

@@ -31,6 +31,7 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
+#include <scanlab/driver/tuning_options.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
 #include <scanlab/timing.hpp>
@@ -44,6 +45,7 @@
 #endif
 
 #include "decoupled_lookback_dispatch.cuh"
+#include "decoupled_lookback_tuned.cuh"
 
 namespace {
 
@@ -57,9 +59,8 @@ struct Config {
   std::string op = "plus";
   std::string variant = "warp-fused";
   std::string order = "ticket";
-  std::string tile = "default";
+  scanlab::TunableOptions tunable;  // --tile, --first-poll, --poll-every, --tuning
   bool in_place = false;
-  ch07::PollSchedule polls = ch07::kDefaultPolls;
   scanlab::EmulatorScheduleOptions emu;  // --schedules, --emu-schedule, --emu-resident
   std::string trace;
   bool fig6 = false;
@@ -98,19 +99,43 @@ Launch pick_variant(const std::string& variant, std::size_t n, ScanKind kind, Op
   return make_launch<ch07::Policy<B, I, kFused, Lookback::warp>, T>(n, kind, op);
 }
 
+// The tuned shapes (decoupled_lookback_tuned.cuh) are built for 4-byte sums with the default variant.
+template <class T, class Op>
+constexpr bool kTunedShapesBuilt = sizeof(T) == 4 && std::is_same_v<Op, Plus<T>>;
+
+template <class T, class Op>
+Launch make_tuned(const Config& cfg, std::size_t n, Op op) {
+  Launch launch;
+  if constexpr (kTunedShapesBuilt<T, Op>) {
+    if (cfg.variant != "warp-fused")
+      throw std::invalid_argument("--tile " + cfg.tunable.tile + " is built for --variant warp-fused");
+    const bool built = ch07::with_tuned_policy(cfg.tunable.tile, [&](auto policy) {
+      launch = make_launch<decltype(policy), T>(n, cfg.kind, op);
+    });
+    if (!built)
+      throw std::invalid_argument("--tile " + cfg.tunable.tile +
+                                  " is not built into the emulator build (tuning is for GPUs)");
+  } else {
+    throw std::invalid_argument("--tile " + cfg.tunable.tile + " is built for int and float sums only");
+  }
+  return launch;
+}
+
 template <class T, class Op>
 Launch make_scan(const Config& cfg, std::size_t n, Op op) {
+  const std::string& tile = cfg.tunable.tile;
+  if (tile != "default" && tile != "small") return make_tuned<T>(cfg, n, op);
   // All four variants for int32 sums (the book's steps); the default one for the other operators,
   // which keeps the emulator build quick.
   if constexpr (std::is_same_v<T, std::int32_t> && std::is_same_v<Op, Plus<std::int32_t>>) {
-    if (cfg.tile == "small") return pick_variant<32, 2, T>(cfg.variant, n, cfg.kind, op);
+    if (tile == "small") return pick_variant<32, 2, T>(cfg.variant, n, cfg.kind, op);
     // The default tile is the scan object's own (DefaultPolicy), so the driver times what the
     // library and the bench run.
     return pick_variant<ch07::DefaultPolicy::kBlockThreads, ch07::DefaultPolicy::kItems, T>(cfg.variant, n, cfg.kind,
                                                                                             op);
   } else {
-    if (cfg.variant != "warp-fused" || cfg.tile != "default") {
-      throw std::invalid_argument("--variant and --tile other than the defaults are built for int32 sums only");
+    if (cfg.variant != "warp-fused" || tile != "default") {
+      throw std::invalid_argument("--variant and --tile small are built for int32 sums only");
     }
     return make_launch<ch07::DefaultPolicy, T>(n, cfg.kind, op);
   }
@@ -165,6 +190,8 @@ int run(const Config& cfg, Op op) {
   nlohmann::json report =
       scanlab::scan_report<T>("07_decoupled_lookback", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
   report["variant"] = cfg.variant;
+  report["tile"] = cfg.tunable.tile;
+  report["polls_ns"] = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
   report["order"] = cfg.order;
 
   scanlab::DeviceBuffer<T> d_in(n);
@@ -174,7 +201,7 @@ int run(const Config& cfg, Op op) {
 
   ch07::Options options;
   options.order = tile_order(cfg);
-  options.polls = cfg.polls;
+  options.polls = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
 
   // Traced builds: where the protocol is recorded, and the Fig. 6 script.
   scanlab::TraceBuffer trace(cfg.trace.empty() ? 1 : 1u << 16, cfg.trace.empty() ? 16 : 1u << 12);
@@ -217,8 +244,9 @@ int run(const Config& cfg, Op op) {
   if (!cfg.trace.empty()) {
     const scanlab::TraceBuffer::Snapshot snap = trace.download();
     nlohmann::json meta = report;
-    meta["tile_items"] = cfg.tile == "small" ? 64 : 4096;
-    meta["tiles"] = (n + (cfg.tile == "small" ? 63 : 4095)) / (cfg.tile == "small" ? 64 : 4096);
+    const bool small = cfg.tunable.tile == "small";  // traced builds run the emulator: default or small
+    meta["tile_items"] = small ? 64 : 4096;
+    meta["tiles"] = (n + (small ? 63 : 4095)) / (small ? 64 : 4096);
     meta["script"] = cfg.fig6 ? "fig6" : "none";
 #if defined(SCANLAB_EMU)
     meta["schedule"] = scanlab_emu::describe_options();
@@ -276,14 +304,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"serial-fenced", "serial-fused", "warp-fenced", "warp-fused"}))
       ->capture_default_str();
   scanlab::add_tile_order_option(app, cfg.order);
-  app.add_option("--tile", cfg.tile, "tile shape: default (128 threads x 32) or small (32 x 2; int32 sums)")
-      ->check(CLI::IsMember({"default", "small"}))
-      ->capture_default_str();
+  std::vector<std::string> tiles = {"small"};
+  for (const std::string& shape : ch07::tuned_shapes()) tiles.push_back(shape);
+  scanlab::add_tunable_options(app, cfg.tunable, tiles,
+                               "tile shape: default (128 threads x 32), small (32 x 2; int32 sums), or THREADSxITEMS "
+                               "(GPU builds; int and float sums)",
+                               ch07::kDefaultPolls.first_ns, ch07::kDefaultPolls.every_ns);
   app.add_flag("--in-place", cfg.in_place, "scan in place (out == in)");
-  app.add_option("--first-poll", cfg.polls.first_ns, "__nanosleep before a tile's first look-back read, ns (0: none)")
-      ->capture_default_str();
-  app.add_option("--poll-every", cfg.polls.every_ns, "__nanosleep between look-back reads that find X, ns (0: spin)")
-      ->capture_default_str();
   scanlab::add_emulator_schedule_options(app, cfg.emu);
   app.add_option("--trace", cfg.trace, "traced build: write the look-back protocol to this JSON-lines file");
   app.add_flag("--fig6", cfg.fig6,
@@ -303,7 +330,7 @@ int main(int argc, char** argv) {
       return usage_error("--fig6 needs the traced build (ch07_decoupled_lookback_solution_traced)");
     if (cfg.trace.empty()) return usage_error("--fig6 needs --trace FILE");
     cfg.common.n = kFig6Tiles * 64;
-    cfg.tile = "small";
+    cfg.tunable.tile = "small";
     cfg.variant = "serial-fenced";
     cfg.type = "int";
     cfg.op = "plus";
@@ -327,6 +354,10 @@ int main(int argc, char** argv) {
                    "movement, no chain of waits.\n"
                 << "backend: " << scanlab::backend_description() << "\n";
     }
+    // A tile shape that ./lab tune chose is built for int and float sums with the default variant.
+    const bool shape_applies = cfg.variant == "warp-fused" && cfg.op == "plus" && cfg.type != "int64";
+    const std::string tuning = scanlab::apply_tuning(cfg.tunable, "07_decoupled_lookback", shape_applies);
+    if (!cfg.common.quiet && !tuning.empty()) std::cout << tuning << "\n";
     return scanlab::with_single_pass_operator(cfg.type, cfg.op, [&](auto op) {
       return run<typename decltype(op)::value_type>(cfg, op);
     });

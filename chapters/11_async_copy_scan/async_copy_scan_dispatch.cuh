@@ -159,6 +159,10 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
 // Host side
 // ---------------------------------------------------------------------------------------------
 
+struct Options {
+  single_pass::PollSchedule polls = single_pass::kDefaultPolls;  // chapter 07's (a tuning file may say otherwise)
+};
+
 // The descriptors and the ticket of scans of up to max_n elements on the current device (one
 // allocation, reset by one cudaMemsetAsync before each launch: single_pass::DescriptorStorage),
 // reusable (not concurrently).
@@ -179,12 +183,12 @@ class AsyncCopyScan {
 
   // in == out is allowed: a tile reads all of its input before it writes.
   template <class Op>
-  void exclusive(const T* in, T* out, std::size_t n, Op op, cudaStream_t s = 0) {
-    run<false>(in, out, n, op, s);
+  void exclusive(const T* in, T* out, std::size_t n, Op op, cudaStream_t s = 0, const Options& o = {}) {
+    run<false>(in, out, n, op, s, o);
   }
   template <class Op>
-  void inclusive(const T* in, T* out, std::size_t n, Op op, cudaStream_t s = 0) {
-    run<true>(in, out, n, op, s);
+  void inclusive(const T* in, T* out, std::size_t n, Op op, cudaStream_t s = 0, const Options& o = {}) {
+    run<true>(in, out, n, op, s, o);
   }
 
  private:
@@ -204,7 +208,7 @@ class AsyncCopyScan {
   }
 
   template <bool INCLUSIVE, class Op>
-  void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s) {
+  void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
     if (n == 0) return;
     const std::size_t tiles = tiles_for(n);
     if (tiles > storage_.max_tiles()) {
@@ -216,7 +220,7 @@ class AsyncCopyScan {
     const std::size_t resident = resident_blocks<INCLUSIVE, Op>();
     storage_.reset(tiles, s);
     const bool staged = single_pass::aligned16(in) && single_pass::aligned16(out);
-    const single_pass::PollSchedule polls = single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident);
+    const single_pass::PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
     async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>
         <<<static_cast<unsigned>(tiles), Chunk::BLOCK_THREADS, kStageBytes, s>>>(in, out, n, storage_.view(),
                                                                                  storage_.ticket(), staged, polls, op);

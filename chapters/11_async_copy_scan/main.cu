@@ -17,7 +17,9 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
@@ -25,12 +27,14 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
+#include <scanlab/driver/tuning_options.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
 #include <scanlab/timing.hpp>
 #include <scanlab/verify.hpp>
 
 #include "async_copy_scan_dispatch.cuh"
+#include "async_copy_scan_tuned.cuh"
 
 namespace {
 
@@ -42,21 +46,43 @@ struct Config {
   std::string type = "int";
   std::string op = "plus";
   bool in_place = false;
+  scanlab::TunableOptions tunable;       // --tile, --first-poll, --poll-every, --tuning
   scanlab::EmulatorScheduleOptions emu;  // --schedules, --emu-schedule, --emu-resident
 };
 
 using Launch = std::function<void(const void* in, void* out, std::size_t n)>;
 
-template <class T, class Op>
-Launch make_scan(const Config& cfg, std::size_t n, Op op) {
-  auto scan = std::make_shared<ch11::AsyncCopyScan<T>>(n);
+template <class P, class T, class Op>
+Launch make_launch(const Config& cfg, std::size_t n, Op op) {
+  auto scan = std::make_shared<ch11::AsyncCopyScan<T, P>>(n);
   const ScanKind kind = cfg.kind;
-  return [scan, kind, op](const void* in, void* out, std::size_t count) {
+  ch11::Options o;
+  o.polls = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
+  return [scan, kind, op, o](const void* in, void* out, std::size_t count) {
     const T* i = static_cast<const T*>(in);
     T* d = static_cast<T*>(out);
-    if (kind == ScanKind::inclusive) scan->inclusive(i, d, count, op);
-    else scan->exclusive(i, d, count, op);
+    if (kind == ScanKind::inclusive) scan->inclusive(i, d, count, op, 0, o);
+    else scan->exclusive(i, d, count, op, 0, o);
   };
+}
+
+// The default shape for every type and operator; the tuned shapes (async_copy_scan_tuned.cuh) for 4-byte
+// sums.
+template <class T, class Op>
+Launch make_scan(const Config& cfg, std::size_t n, Op op) {
+  const std::string& tile = cfg.tunable.tile;
+  if (tile == "default") return make_launch<ch11::DefaultPolicy, T>(cfg, n, op);
+  Launch launch;
+  if constexpr (sizeof(T) == 4 && std::is_same_v<Op, scanlab::Plus<T>>) {
+    const bool built = ch11::with_tuned_policy(tile, [&](auto policy) {
+      launch = make_launch<decltype(policy), T>(cfg, n, op);
+    });
+    if (!built)
+      throw std::invalid_argument("--tile " + tile + " is not built into the emulator build (tuning is for GPUs)");
+  } else {
+    throw std::invalid_argument("--tile " + tile + " is built for int and float sums only");
+  }
+  return launch;
 }
 
 // ---- the run ---------------------------------------------------------------------------------
@@ -74,6 +100,8 @@ int run(const Config& cfg, Op op) {
                            scanlab::type_label<T>() + (cfg.in_place ? ", in place" : "");
   nlohmann::json report =
       scanlab::scan_report<T>("11_async_copy_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
+  report["tile"] = cfg.tunable.tile;
+  report["polls_ns"] = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
 
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out_storage(cfg.in_place ? 0 : n);
@@ -126,6 +154,11 @@ int main(int argc, char** argv) {
   scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
   scanlab::add_single_pass_element_options(app, cfg.type, cfg.op);
   app.add_flag("--in-place", cfg.in_place, "scan in place (out == in)");
+  scanlab::add_tunable_options(app, cfg.tunable, ch11::tuned_shapes(),
+                               "tile shape: default (128 threads x 16 items x 4 chunks) or THREADSxITEMSxCHUNKS (GPU "
+                               "builds; int and float sums)",
+                               scanlab::single_pass::kDefaultPolls.first_ns,
+                               scanlab::single_pass::kDefaultPolls.every_ns);
   scanlab::add_emulator_schedule_options(app, cfg.emu);
   scanlab::run_cli(app, argc, argv);
   cfg.kind = kind_flags.kind();
@@ -146,6 +179,10 @@ int main(int argc, char** argv) {
                    "brought into shared memory by bulk copies, so its bytes are in flight without registers.\n"
                 << "backend: " << scanlab::backend_description() << "\n";
     }
+    // A tile shape that ./lab tune chose is built for int and float sums.
+    const bool shape_applies = cfg.op == "plus" && cfg.type != "int64";
+    const std::string tuning = scanlab::apply_tuning(cfg.tunable, "11_async_copy_scan", shape_applies);
+    if (!cfg.common.quiet && !tuning.empty()) std::cout << tuning << "\n";
     return scanlab::with_single_pass_operator(cfg.type, cfg.op, [&](auto op) {
       return run<typename decltype(op)::value_type>(cfg, op);
     });

@@ -3,10 +3,11 @@
 # whole test suite on the GPU, compute-sanitizer (memcheck, racecheck, synccheck) on every chapter's
 # reference driver, Nsight Compute's shared-memory bank-conflict counters, and the benchmark.
 #
-#   tests/gpu/check.sh OUTDIR [SECTION...]     sections: build ctest sanitizer ncu bench extra grading
+#   tests/gpu/check.sh OUTDIR [SECTION...]     sections: build ctest sanitizer ncu bench extra grading tune
 #   (extra: one-block timings of chapters 01-03; grading: configure, build only the grading
 #   programs, run them, and compute-sanitizer memcheck on every chapter's solution runner driven by
-#   its checker: the quick check after a change to a chapter's given kernels or its runner)
+#   its checker: the quick check after a change to a chapter's given kernels or its runner;
+#   tune (with build): ./lab tune into OUTDIR/tuning.json, and chapters 07 and 11 reading it)
 #
 # Logs go to OUTDIR; a summary line per check goes to stdout. Needs a visible GPU, nvcc, cmake,
 # compute-sanitizer and ncu. Exit status: the number of failed checks (0 = all passed).
@@ -139,6 +140,26 @@ if has extra; then
     read -r -a argv <<<"$cmd"  # the program, then its arguments
     "$bin/${argv[0]}" "${argv[@]:1}" 2>&1 | tail -n 4
   done | tee "$out/one_block.txt"
+fi
+
+if has tune; then
+  # ./lab tune into OUTDIR (not the user's file), then chapters 07 and 11 reading it: each must say
+  # what it took from the file and verify; a tuned shape other than the default, named by hand,
+  # under compute-sanitizer.
+  tuning=$out/tuning.json
+  rm -f "$tuning"
+  check "scanlab_bench --tune" "$out/tune.txt" $bin/scanlab_bench --tune --tune-file "$tuning"
+  tail -n 20 "$out/tune.txt"
+  for chapter in ch07_decoupled_lookback ch11_async_copy_scan; do
+    check "$chapter reads the tuning file" "$out/tuned_$chapter.txt" \
+      bash -c "SCANLAB_TUNING='$tuning' '$bin/${chapter}_solution' -n 16777219 | grep -q '^tuning: tile '"
+  done
+  for run in "ch07_decoupled_lookback --tile 256x16" "ch07_decoupled_lookback --tile 128x24 --type float" \
+             "ch11_async_copy_scan --tile 128x16x8" "ch11_async_copy_scan --tile 128x32x2 --type float"; do
+    read -r -a argv <<<"$run"
+    check "compute-sanitizer memcheck ${run}" "$out/tuned_memcheck_${argv[0]}_${argv[2]}.txt" \
+      compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/${argv[0]}_solution" "${argv[@]:1}" -n 1000003
+  done
 fi
 
 if has bench; then

@@ -1,0 +1,77 @@
+// scanlab/driver/tuning_options.hpp: the options of the chapters whose tile shape and poll schedule
+// `./lab tune` measures (07 and 11): --tile, --first-poll, --poll-every and --tuning, and how the
+// tuning file (scanlab/tuning.hpp) fills in what the command line leaves unset.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "scanlab/device_info.hpp"
+#include "scanlab/tuning.hpp"
+
+namespace scanlab {
+
+struct TunableOptions {
+  std::string tile = "default";  // "default", or one of the chapter's tuned shapes ("128x24")
+  unsigned first_poll_ns = 0;    // the chapter's built-in schedule until the command line or the file says
+  unsigned poll_every_ns = 0;
+  std::string tuning = "auto";  // the tuning file, "auto" (tuning_file_path()) or "off"
+  CLI::Option* tile_option = nullptr;
+  CLI::Option* first_option = nullptr;
+  CLI::Option* every_option = nullptr;
+};
+
+// `tiles`: the shapes the chapter can run besides "default" (its tuned shapes, and e.g. "small").
+inline void add_tunable_options(CLI::App& app, TunableOptions& o, const std::vector<std::string>& tiles,
+                                const std::string& tile_help, unsigned first_poll_ns, unsigned poll_every_ns) {
+  o.first_poll_ns = first_poll_ns;
+  o.poll_every_ns = poll_every_ns;
+  std::vector<std::string> choices = {"default"};
+  choices.insert(choices.end(), tiles.begin(), tiles.end());
+  o.tile_option = app.add_option("--tile", o.tile, tile_help)->check(CLI::IsMember(choices))->capture_default_str();
+  o.first_option =
+      app.add_option("--first-poll", o.first_poll_ns, "__nanosleep before a tile's first look-back read, ns (0: none)")
+          ->check(CLI::Range(0u, 1000000u))
+          ->capture_default_str();
+  o.every_option =
+      app.add_option("--poll-every", o.poll_every_ns, "__nanosleep between look-back reads that find X, ns (0: spin)")
+          ->check(CLI::Range(0u, 1000000u))
+          ->capture_default_str();
+  app.add_option("--tuning", o.tuning,
+                 "the tile shape and poll schedule ./lab tune measured for this GPU: a tuning file, 'auto' "
+                 "($SCANLAB_TUNING, else ~/.config/scanlab/tuning.json, when it has this GPU) or 'off' (the "
+                 "built-in defaults); --tile, --first-poll and --poll-every override it")
+      ->capture_default_str();
+}
+
+// After parsing: on a GPU, reads the tuning of `chapter` for this GPU and takes from it what the
+// command line did not set (the tile only when `shape_applies`: the tuned shapes are built for
+// some runs only). Returns one line for the output saying what was used ("" when no file applies);
+// throws std::runtime_error for a tuning file that cannot be read.
+inline std::string apply_tuning(TunableOptions& o, const std::string& chapter, bool shape_applies) {
+  const bool named = o.tuning != "auto" && o.tuning != "off";
+  if (on_emulator()) return named ? "tuning: the emulator runs the built-in shape (tuning files are for GPUs)" : "";
+  if (o.tuning == "off") return std::string();
+  const std::string path = named ? o.tuning : tuning_file_path();
+  if (named && !std::filesystem::exists(path)) throw std::runtime_error("--tuning " + path + ": no such file");
+  const std::string device = backend_name();
+  const std::optional<ScanTuning> t = load_scan_tuning(path, device, chapter);
+  if (!t) return named ? "tuning: " + path + " has no entry for " + device + "; built-in defaults" : std::string();
+  std::string used;
+  if (o.tile_option->count() == 0 && shape_applies) {
+    o.tile = t->shape;
+    used += "tile " + t->shape;
+  }
+  if (o.first_option->count() == 0) o.first_poll_ns = t->first_poll_ns;
+  if (o.every_option->count() == 0) o.poll_every_ns = t->poll_every_ns;
+  if (o.first_option->count() == 0 || o.every_option->count() == 0) {
+    used += std::string(used.empty() ? "" : ", ") + "polls " + std::to_string(o.first_poll_ns) + "/" +
+            std::to_string(o.poll_every_ns) + " ns";
+  }
+  if (used.empty()) return "tuning: " + path + " not used (the command line sets the tile and the polls)";
+  return "tuning: " + used + " from " + path + " (tuned " + t->tuned + " on this GPU model)";
+}
+
+}  // namespace scanlab
