@@ -1,7 +1,7 @@
 // Chapter 09, given: the host side of both radix sorts (the workspace, the passes, the launches and
-// their checks), the flags the split scans, the tile digit histograms and the kernel that sorts and
-// scatters a tile. Your code, the split's scatter, the block-wide split and a sorted key's global
-// position, is in radix_sort.cuh
+// their checks), the flags the split scans, the split's scatter kernel, the tile digit histograms
+// and the kernel that sorts and scatters a tile. Your code, a key's position in the split, the
+// block-wide split and a sorted key's global position, is in radix_sort.cuh
 // (exercises/09_radix_sort/, or solutions/ for the reference build); nothing here needs changing.
 //
 //   split_by_bit, radix_sort_split      per bit: a device-wide exclusive scan of the flags
@@ -38,6 +38,21 @@ struct ZeroBitFlags {
   int bit;
   __device__ unsigned operator()(std::size_t i) const { return i < n ? (((keys[i] >> bit) & 1u) ^ 1u) : 0u; }
 };
+
+// One thread a key: key i (and its value) goes to the position your split_destination gives it.
+// --8<-- [start:split_scatter_kernel]
+template <bool kPairs>
+__global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
+                                     const std::uint32_t* values_in, std::uint32_t* values_out, const unsigned* f,
+                                     std::size_t n, int bit) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::uint32_t key = keys_in[i];
+  const std::size_t d = split_destination(f, n, i, key, bit);
+  keys_out[d] = key;
+  if (kPairs) values_out[d] = values_in[i];
+}
+// --8<-- [end:split_scatter_kernel]
 
 // table[d * tiles + b] = how many keys of tile b have digit d.
 template <class Dummy = void>

@@ -1,7 +1,7 @@
 // Chapter 09, given: the tile of the 4-bit radix sort's local sort, in shared memory: its shape,
-// its storage, how a block loads it and finds where each digit starts once it is sorted. Your
-// code (radix_sort.cuh, in exercises/09_radix_sort/ or solutions/) builds on these; nothing here
-// needs changing.
+// its storage, how a block loads it, counts the keys a split sends to the front and finds where each
+// digit starts once it is sorted. Your code (radix_sort.cuh, in exercises/09_radix_sort/ or
+// solutions/) builds on these; nothing here needs changing.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <scanlab/block_scan.cuh>
+#include <scanlab/monoid.hpp>
 
 namespace ch09 {
 
@@ -49,6 +50,17 @@ __device__ __forceinline__ int load_sort_tile(const std::uint32_t* keys_in, cons
   }
   __syncthreads();
   return valid;
+}
+
+// The start of a block-wide split of the tile in s.keys[src] by bit `bit`: thread t counts the false
+// keys (bit `bit` is 0) among its kSortItems consecutive slots t * kSortItems ..., and one block
+// scan of the counts gives the false keys in the slots before its first (returned) and in the whole
+// tile (total_falses). Your block_split_by_bit places the keys from these.
+__device__ __forceinline__ unsigned count_false_keys(LocalSortStorage& s, int src, int bit, unsigned& total_falses) {
+  const int first = static_cast<int>(threadIdx.x) * kSortItems;
+  unsigned falses = 0;  // false keys among mine
+  for (int k = 0; k < kSortItems; ++k) falses += ((s.keys[src][first + k] >> bit) & 1u) ^ 1u;
+  return SortScan(s.scan).exclusive_scan(falses, scanlab::Plus<unsigned>{}, total_falses);
 }
 
 // s.digit_start for the tile in s.keys[src], sorted by the digit at `shift`: a sorted tile is runs

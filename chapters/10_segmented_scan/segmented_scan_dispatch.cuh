@@ -1,7 +1,7 @@
 // Chapter 10, given: the segmented scans (the head-flag rules, a single-pass kernel on chapter 07's
 // tile machinery and look-back, the inclusive store), the transpose, the summed-area table, the box
-// filter's launch and the tilt-shift radius. Your code, the lifted operator, the exclusive
-// store and the box filter kernel, is in segmented_scan.cuh (exercises/10_segmented_scan/, or
+// filter's kernel and launch and the tilt-shift radius. Your code, the lifted operator, the exclusive
+// store and the box's mean, is in segmented_scan.cuh (exercises/10_segmented_scan/, or
 // solutions/ for the reference build); nothing here needs changing.
 #pragma once
 
@@ -25,15 +25,11 @@
 #include <scanlab/single_pass/protocol.cuh>
 #include <scanlab/single_pass/tile.cuh>  // chapter 06's tile work
 
+#include "flagged.cuh"  // Flagged<T>, the (value, head) pair
 #include "segmented_scan.cuh"
 #include "segmented_scan_warp_only.cuh"  // the scan article's version, for --warp-only
 
 namespace ch10 {
-
-template <class T>
-SCANLAB_HD_INLINE bool operator==(const Flagged<T>& a, const Flagged<T>& b) {
-  return a.value == b.value && a.head == b.head;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Where the head flags come from, and how the scan reads and writes
@@ -476,6 +472,27 @@ struct TiltShiftRadius {
     return span == 0 ? 0 : (max_radius * d + span / 2) / span;
   }
 };
+
+// out[y][x] = the rounded mean of the image over the box [x - r, x + r] x [y - r, y + r] clipped to
+// the image, r = radius(x, y): one thread a pixel. The box is [x0 + 1, x1] x [y0 + 1, y1]; S reads
+// the table, 0 left of or above the image; its mean is your box_mean (segmented_scan.cuh).
+// --8<-- [start:box_filter_kernel]
+template <class T, class Radius>
+__global__ void box_filter_kernel(const T* sat, std::uint8_t* out, int width, int height, Radius radius) {
+  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= width || y >= height) return;
+  const int r = radius(x, y);
+  const int x0 = (x - r > 0 ? x - r : 0) - 1;  // the column just left of the box (-1: none)
+  const int y0 = (y - r > 0 ? y - r : 0) - 1;
+  const int x1 = x + r < width ? x + r : width - 1;
+  const int y1 = y + r < height ? y + r : height - 1;
+  auto S = [&](int cx, int cy) -> T {
+    return (cx < 0 || cy < 0) ? T(0) : sat[static_cast<std::size_t>(cy) * width + cx];
+  };
+  out[static_cast<std::size_t>(y) * width + x] = box_mean<T>(S, x0, y0, x1, y1);
+}
+// --8<-- [end:box_filter_kernel]
 
 template <class T, class Radius>
 void box_filter(const T* d_sat, std::uint8_t* d_out, int width, int height, Radius radius, cudaStream_t s = 0) {

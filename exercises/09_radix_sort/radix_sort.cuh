@@ -14,21 +14,14 @@
 // LSD radix sort is correct only because every pass is STABLE: keys with equal digits keep the
 // order the earlier passes gave them. The grading tests check positions, not only order.
 //
-// Your code is here: the split's scatter, the block-wide split of the local sort and the global
-// position of a key of a sorted tile. Given: the tile's shape and shared memory
-// (chapters/09_radix_sort/radix_sort_tile.cuh), and the histograms, the scans, the kernel that sorts
-// and scatters a tile and the host functions (radix_sort_keys, radix_sort_pairs, radix_sort_split,
-// split_by_bit) in chapters/09_radix_sort/radix_sort_dispatch.cuh.
+// Your code is here: a key's position in the split, the block-wide split of the local sort and the
+// global position of a key of a sorted tile. Given: the tile's shape, its shared memory and the
+// count of its false keys (chapters/09_radix_sort/radix_sort_tile.cuh), and the flags, the scans,
+// the kernels that scatter the keys and the host functions (radix_sort_keys, radix_sort_pairs,
+// radix_sort_split, split_by_bit) in chapters/09_radix_sort/radix_sort_dispatch.cuh.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
-#include <cuda_runtime.h>
-
-#include <scanlab/monoid.hpp>
-
-#include "radix_sort_tile.cuh"  // chapters/09_radix_sort: the tile, LocalSortStorage, SortScan
+#include "radix_sort_tile.cuh"  // chapters/09_radix_sort: the tile, LocalSortStorage, count_false_keys
 
 namespace ch09 {
 
@@ -38,23 +31,19 @@ namespace ch09 {
 
 // f = exclusive scan of the flags "bit `bit` of key i is 0" (n + 1 values, f[n] = all false keys).
 // A false key i goes to f[i], a true key to i - f[i] + total_falses: after all the false keys, in
-// order, because i - f[i] is the number of true keys before i.
+// order, because i - f[i] is the number of true keys before i. The given split_scatter_kernel
+// (chapters/09_radix_sort/radix_sort_dispatch.cuh) writes key i, and its value, where this says.
 // --8<-- [start:split_scatter]
-template <bool kPairs>
-__global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                                     const std::uint32_t* values_in, std::uint32_t* values_out, const unsigned* f,
-                                     std::size_t n, int bit) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const std::uint32_t key = keys_in[i];
+__device__ __forceinline__ std::size_t split_destination(const unsigned* f, std::size_t n, std::size_t i,
+                                                         std::uint32_t key, int bit) {
   // BEGIN TODO
-  // TODO(student): d = the position of key i in the split (see above). f holds n + 1 values.
+  // TODO(student): the position of key i in the split (see above). f holds n + 1 values.
   (void)f;
+  (void)n;
+  (void)key;
   (void)bit;
-  const std::size_t d = i;  // wrong on purpose: replace
+  return i;  // wrong on purpose: replace
   // END TODO
-  keys_out[d] = key;
-  if (kPairs) values_out[d] = values_in[i];
 }
 // --8<-- [end:split_scatter]
 
@@ -63,19 +52,19 @@ __global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t
 // ---------------------------------------------------------------------------------------------
 
 // One block-wide split of the tile in s.keys[src] (and values) by bit `bit` into s.keys[1 - src].
-// Thread t owns the kSortItems consecutive slots t * kSortItems ... . Stable on both sides.
+// Thread t owns the kSortItems consecutive slots t * kSortItems ... . Stable on both sides. The
+// given count_false_keys counts the false keys (bit `bit` is 0) of every thread and scans the
+// counts across the block.
 // --8<-- [start:block_split]
 template <bool kPairs>
 __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
-  const int first = static_cast<int>(threadIdx.x) * kSortItems;
-  unsigned falses = 0;  // false keys among mine
-  for (int k = 0; k < kSortItems; ++k) falses += ((s.keys[src][first + k] >> bit) & 1u) ^ 1u;
-  unsigned total_falses;
-  const unsigned falses_before_me = SortScan(s.scan).exclusive_scan(falses, scanlab::Plus<unsigned>{}, total_falses);
+  unsigned total_falses;  // the tile's false keys
+  const unsigned falses_before_me = count_false_keys(s, src, bit, total_falses);
   // BEGIN TODO
   // TODO(student): the same split inside the block: write each of my keys (and, with kPairs, its
-  //   value) from s.keys[src] to its place in s.keys[1 - src], stably. falses_before_me counts the
-  //   false keys (bit `bit` is 0) in the slots before my first one, total_falses those of the tile.
+  //   value) from s.keys[src] to its place in s.keys[1 - src], stably. My first slot is
+  //   threadIdx.x * kSortItems; falses_before_me counts the false keys (bit `bit` is 0) in the
+  //   slots before it, total_falses those of the tile.
   (void)falses_before_me;
   (void)total_falses;
   // END TODO

@@ -14,28 +14,20 @@
 // segmented scan, with a head at the start of every row. A box filter then reads four corners of
 // the table per pixel, whatever the box's size, so the size can change from pixel to pixel.
 //
-// Your code is here: the lifted operator, the store of the exclusive scan and the box filter. The
-// scans that use them (chapter 07's single pass, from scanlab/single_pass/), the head-flag rules,
-// the transpose, the table and the host functions are given in
-// chapters/10_segmented_scan/segmented_scan_dispatch.cuh.
+// Your code is here: the lifted operator, the store of the exclusive scan and the mean of a box.
+// Given: the pair Flagged<T> (chapters/10_segmented_scan/flagged.cuh), and in
+// chapters/10_segmented_scan/segmented_scan_dispatch.cuh the scans that use your code (chapter 07's
+// single pass, from scanlab/single_pass/), the head-flag rules, the transpose, the table, the box
+// filter's kernel and the host functions.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
-#include <cuda_runtime.h>
-
-#include <scanlab/hd.hpp>
+#include "flagged.cuh"  // given: Flagged<T>, the (value, head) pair
 
 namespace ch10 {
 
-// One element of the lifted scan: a value and whether it starts a segment (0 or 1). After the
-// scan, head says whether a segment starts anywhere in the range the pair summarises.
-template <class T>
-struct Flagged {
-  T value;
-  unsigned head;
-};
+// Flagged<T> is one element of the lifted scan: a value and whether it starts a segment (head, 0
+// or 1). After the scan, head says whether a segment starts anywhere in the range the pair
+// summarises.
 
 // The segmented version of the monoid Op, itself a monoid over Flagged<T> (not commutative, even
 // when Op is). Identity: (Op's identity, no head).
@@ -75,32 +67,23 @@ struct ExclusiveValueStore {
 };
 // --8<-- [end:exclusive_store]
 
-// out[y][x] = the rounded mean of the image over the box [x - r, x + r] x [y - r, y + r] clipped to
-// the image, r = radius(x, y). With S the table and S(-1, .) = S(., -1) = 0, the box
-// [x0 + 1, x1] x [y0 + 1, y1] sums to S(x1, y1) - S(x0, y1) - S(x1, y0) + S(x0, y0).
+// The rounded mean of the image over the box [x0 + 1, x1] x [y0 + 1, y1], for the given
+// box_filter_kernel (chapters/10_segmented_scan/segmented_scan_dispatch.cuh), which finds the box of
+// each pixel (x0 and y0 are the column and the row just before it, -1 at the image's edge) and
+// stores the mean. S(cx, cy) reads the summed-area table: the sum over [0, cx] x [0, cy], and 0
+// where cx or cy is -1. The box sums to S(x1, y1) - S(x0, y1) - S(x1, y0) + S(x0, y0).
 // --8<-- [start:box_filter]
-template <class T, class Radius>
-__global__ void box_filter_kernel(const T* sat, std::uint8_t* out, int width, int height, Radius radius) {
-  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (x >= width || y >= height) return;
-  const int r = radius(x, y);
-  const int x0 = (x - r > 0 ? x - r : 0) - 1;  // the column just left of the box (-1: none)
-  const int y0 = (y - r > 0 ? y - r : 0) - 1;
-  const int x1 = x + r < width ? x + r : width - 1;
-  const int y1 = y + r < height ? y + r : height - 1;
-  auto S = [&](int cx, int cy) -> T {
-    return (cx < 0 || cy < 0) ? T(0) : sat[static_cast<std::size_t>(cy) * width + cx];
-  };
+template <class T, class Table>
+__device__ __forceinline__ std::uint8_t box_mean(Table S, int x0, int y0, int x1, int y1) {
   // BEGIN TODO
-  // TODO(student): out[y * width + x] = the box's mean, rounded to nearest, as a uint8_t. The box
-  //   is [x0 + 1, x1] x [y0 + 1, y1]; S reads the table (0 left of or above the image).
-  (void)out;
+  // TODO(student): the box's mean, rounded to nearest, as a uint8_t: its sum (in T) over its
+  //   number of pixels.
   (void)S;
   (void)x0;
   (void)y0;
   (void)x1;
   (void)y1;
+  return 0;
   // END TODO
 }
 // --8<-- [end:box_filter]

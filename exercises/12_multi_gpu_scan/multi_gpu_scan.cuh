@@ -14,21 +14,13 @@
 // (seeded_publish_and_look_back, the look-back of chapter 07 with a seed). The kernel around it,
 // the reduction, the exchange and the host side are given in
 // chapters/12_multi_gpu_scan/multi_gpu_scan_dispatch.cuh; the decoupled look-back itself is
-// chapter 07's, from the single-pass library (scanlab/single_pass/lookback.cuh).
+// chapter 07's, from the single-pass library (scanlab/single_pass/lookback.cuh), which
+// chapters/12_multi_gpu_scan/lookback_library.cuh brings in as single_pass.
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <scanlab/hd.hpp>
-#include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
-#include <scanlab/single_pass/policy.cuh>
-#include <scanlab/single_pass/polls.cuh>
-#include <scanlab/single_pass/protocol.cuh>
-#include <scanlab/warp_scan.cuh>
+#include "lookback_library.cuh"  // given: the single-pass library's look-back, as single_pass
 
 namespace ch12 {
-
-namespace single_pass = scanlab::single_pass;
 
 // Step 3. totals[q] is rank q's slice total, for every rank q (the allgather's result). Returns the
 // offset of `rank`: the totals of ranks 0, 1, ..., rank - 1 combined in that order (the identity

@@ -2,34 +2,20 @@
 // teaching notes and the hints. The comments here say why the answers are written as they are.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
-#include <cuda_runtime.h>
-
-#include <scanlab/monoid.hpp>
-
-#include "radix_sort_tile.cuh"  // chapters/09_radix_sort: the tile, LocalSortStorage, SortScan
+#include "radix_sort_tile.cuh"  // chapters/09_radix_sort: the tile, LocalSortStorage, count_false_keys
 
 namespace ch09 {
 
 // --8<-- [start:split_scatter]
 // f[n] is the number of false keys; a true key's place counts the true keys before it
 // (i - f[i]) after all the false ones, which keeps both sides in input order.
-template <bool kPairs>
-__global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
-                                     const std::uint32_t* values_in, std::uint32_t* values_out, const unsigned* f,
-                                     std::size_t n, int bit) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const std::uint32_t key = keys_in[i];
+__device__ __forceinline__ std::size_t split_destination(const unsigned* f, std::size_t n, std::size_t i,
+                                                         std::uint32_t key, int bit) {
   // BEGIN TODO
   const std::size_t total_falses = f[n];
   const bool b = ((key >> bit) & 1u) != 0;
-  const std::size_t d = b ? i - f[i] + total_falses : f[i];
+  return b ? i - f[i] + total_falses : f[i];
   // END TODO
-  keys_out[d] = key;
-  if (kPairs) values_out[d] = values_in[i];
 }
 // --8<-- [end:split_scatter]
 
@@ -38,12 +24,10 @@ __global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t
 // slot and grows with each false key of its own, so the thread's slots are placed in order.
 template <bool kPairs>
 __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
-  const int first = static_cast<int>(threadIdx.x) * kSortItems;
-  unsigned falses = 0;  // false keys among mine
-  for (int k = 0; k < kSortItems; ++k) falses += ((s.keys[src][first + k] >> bit) & 1u) ^ 1u;
-  unsigned total_falses;
-  const unsigned falses_before_me = SortScan(s.scan).exclusive_scan(falses, scanlab::Plus<unsigned>{}, total_falses);
+  unsigned total_falses;  // the tile's false keys
+  const unsigned falses_before_me = count_false_keys(s, src, bit, total_falses);
   // BEGIN TODO
+  const int first = static_cast<int>(threadIdx.x) * kSortItems;
   unsigned f = falses_before_me;  // false keys before the slot i below
   for (int k = 0; k < kSortItems; ++k) {
     const int i = first + k;

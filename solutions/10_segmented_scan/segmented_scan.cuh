@@ -3,21 +3,9 @@
 // are.
 #pragma once
 
-#include <cstddef>
-#include <cstdint>
-
-#include <cuda_runtime.h>
-
-#include <scanlab/hd.hpp>
+#include "flagged.cuh"  // given: Flagged<T>, the (value, head) pair
 
 namespace ch10 {
-
-// (value, head): head is 1 when a segment starts anywhere in the pair's range.
-template <class T>
-struct Flagged {
-  T value;
-  unsigned head;
-};
 
 // --8<-- [start:segmented_op]
 // The right operand decides: a head in b's range cuts everything on its left, so a's value counts
@@ -55,23 +43,12 @@ struct ExclusiveValueStore {
 // Four corners whatever the radius (inclusion-exclusion: the two strips above and left of the box
 // are taken away and their overlap, taken away twice, added back); the count is the clipped box's
 // area, and adding half of it before dividing rounds to nearest.
-template <class T, class Radius>
-__global__ void box_filter_kernel(const T* sat, std::uint8_t* out, int width, int height, Radius radius) {
-  const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
-  if (x >= width || y >= height) return;
-  const int r = radius(x, y);
-  const int x0 = (x - r > 0 ? x - r : 0) - 1;  // the column just left of the box (-1: none)
-  const int y0 = (y - r > 0 ? y - r : 0) - 1;
-  const int x1 = x + r < width ? x + r : width - 1;
-  const int y1 = y + r < height ? y + r : height - 1;
-  auto S = [&](int cx, int cy) -> T {
-    return (cx < 0 || cy < 0) ? T(0) : sat[static_cast<std::size_t>(cy) * width + cx];
-  };
+template <class T, class Table>
+__device__ __forceinline__ std::uint8_t box_mean(Table S, int x0, int y0, int x1, int y1) {
   // BEGIN TODO
   const T sum = S(x1, y1) - S(x0, y1) - S(x1, y0) + S(x0, y0);
   const T count = static_cast<T>((x1 - x0) * (y1 - y0));
-  out[static_cast<std::size_t>(y) * width + x] = static_cast<std::uint8_t>((sum + count / 2) / count);
+  return static_cast<std::uint8_t>((sum + count / 2) / count);
   // END TODO
 }
 // --8<-- [end:box_filter]

@@ -3,18 +3,9 @@
 // are.
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <scanlab/hd.hpp>
-#include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
-#include <scanlab/single_pass/policy.cuh>
-#include <scanlab/single_pass/polls.cuh>
-#include <scanlab/single_pass/protocol.cuh>
-#include <scanlab/warp_scan.cuh>
+#include "lookback_library.cuh"  // given: the single-pass library's look-back, as single_pass
 
 namespace ch12 {
-
-namespace single_pass = scanlab::single_pass;
 
 // --8<-- [start:combine_preceding]
 // A left fold from the identity: the running offset stays the LEFT operand, so a non-commutative
