@@ -43,7 +43,7 @@
 namespace ch05 {
 
 // The spine: one block of 1024 threads x 4.
-using SpinePolicy = TilePolicy<1024, 4>;
+using SpinePolicy = Policy<1024, 4>;
 
 // Device memory for block sums / partials, reused from call to call (it grows, never shrinks).
 template <class Acc>
@@ -61,11 +61,11 @@ class Scratch {
 // Reduce-then-scan, phase 2 (spine): one block scans partials[0, count) exclusively, in place,
 // tile after tile, carrying the running total from one tile to the next.
 template <class Op>
-__global__ void __launch_bounds__(SpinePolicy::kThreads)
+__global__ void __launch_bounds__(SpinePolicy::kBlockThreads)
     spine_exclusive_scan_kernel(typename Op::value_type* partials, std::size_t count, Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
   using Policy = SpinePolicy;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
+  using Scan = scanlab::BlockScan<Acc, Policy::kBlockThreads, Policy::kItems>;
   __shared__ typename Scan::TempStorage scan_temp;
   scanlab::RunningBlockPrefix<Acc, Op> running{Op::identity(), op};
   const std::size_t tiles = (count + Policy::kTile - 1) / Policy::kTile;
@@ -124,14 +124,15 @@ void scan_then_propagate_level(const In* d_in, typename Op::value_type* d_out, s
   const std::size_t tiles = detail::tiles_for(n, Policy::kTile);
   const unsigned grid = detail::grid_for(tiles, "ch05::scan_then_propagate");
   // 1. Every tile on its own; tile b's total goes to d_sums[b].
-  scan_tiles_kernel<Policy><<<grid, Policy::kThreads, 0, s>>>(d_in, d_out, n, 0, inclusive, d_sums, op, log, level);
+  scan_tiles_kernel<Policy>
+      <<<grid, Policy::kBlockThreads, 0, s>>>(d_in, d_out, n, 0, inclusive, d_sums, op, log, level);
   SCANLAB_CHECK_LAUNCH();
   if (tiles == 1) return;  // one tile: its own scan is the answer
   // 2. The block sums, scanned exclusively in place: d_sums[b] becomes everything left of tile b.
   //    The same function one level up; its own sums go right after these.
   scan_then_propagate_level<Policy>(d_sums, d_sums, tiles, /*inclusive=*/false, op, d_sums + tiles, s, log, level + 1);
   // 3. Add d_sums[b] on the left of every element of tile b >= 1.
-  uniform_add_kernel<Policy><<<grid - 1, Policy::kThreads, 0, s>>>(d_out, n, 1, d_sums, op, log, level);
+  uniform_add_kernel<Policy><<<grid - 1, Policy::kBlockThreads, 0, s>>>(d_out, n, 1, d_sums, op, log, level);
   SCANLAB_CHECK_LAUNCH();
 }
 // --8<-- [end:scan_then_propagate_levels]
@@ -162,7 +163,7 @@ template <class Policy, class In, class Op>
 unsigned reduce_then_scan_blocks(std::size_t n, unsigned max_blocks = 0) {
   const std::size_t tiles = detail::tiles_for(n, Policy::kTile);
   static const std::size_t device_blocks =
-      std::max<std::size_t>(1, scanlab::resident_blocks(scan_ranges_kernel<Policy, In, Op>, Policy::kThreads));
+      std::max<std::size_t>(1, scanlab::resident_blocks(scan_ranges_kernel<Policy, In, Op>, Policy::kBlockThreads));
   std::size_t blocks = device_blocks;
   if (max_blocks > 0) blocks = std::min<std::size_t>(blocks, max_blocks);
   return static_cast<unsigned>(std::max<std::size_t>(1, std::min(blocks, tiles)));
@@ -183,12 +184,13 @@ void reduce_then_scan(const In* d_in, typename Op::value_type* d_out, std::size_
   const std::size_t tiles_per_block = detail::tiles_for(tiles, blocks);
   blocks = static_cast<unsigned>(detail::tiles_for(tiles, tiles_per_block));
   auto* partials = scratch.reserve(blocks);
-  reduce_ranges_kernel<Policy><<<blocks, Policy::kThreads, 0, s>>>(d_in, n, tiles_per_block, 0, partials, op, log);
+  reduce_ranges_kernel<Policy><<<blocks, Policy::kBlockThreads, 0, s>>>(d_in, n, tiles_per_block, 0, partials, op, log);
   SCANLAB_CHECK_LAUNCH();
-  spine_exclusive_scan_kernel<<<1, SpinePolicy::kThreads, 0, s>>>(partials, static_cast<std::size_t>(blocks), op, log);
+  spine_exclusive_scan_kernel<<<1, SpinePolicy::kBlockThreads, 0, s>>>(partials, static_cast<std::size_t>(blocks), op,
+                                                                       log);
   SCANLAB_CHECK_LAUNCH();
   scan_ranges_kernel<Policy>
-      <<<blocks, Policy::kThreads, 0, s>>>(d_in, d_out, n, inclusive, tiles_per_block, 0, partials, op, log);
+      <<<blocks, Policy::kBlockThreads, 0, s>>>(d_in, d_out, n, inclusive, tiles_per_block, 0, partials, op, log);
   SCANLAB_CHECK_LAUNCH();
 }
 // --8<-- [end:reduce_then_scan]
@@ -215,8 +217,8 @@ void scan_tiles_from(const In* d_in, typename Op::value_type* d_out, std::size_t
   const std::size_t tiles = detail::tiles_for(n, Policy::kTile);
   if (first_tile >= tiles) return;
   const unsigned grid = detail::grid_for(tiles - first_tile, "ch05::scan_tiles_from");
-  scan_tiles_kernel<Policy>
-      <<<grid, Policy::kThreads, 0, s>>>(d_in, d_out, n, first_tile, inclusive, d_sums, op, scanlab::TraceLog{}, 0);
+  scan_tiles_kernel<Policy><<<grid, Policy::kBlockThreads, 0, s>>>(d_in, d_out, n, first_tile, inclusive, d_sums, op,
+                                                                   scanlab::TraceLog{}, 0);
   SCANLAB_CHECK_LAUNCH();
 }
 
@@ -229,7 +231,7 @@ void uniform_add_from(typename Op::value_type* d_out, std::size_t n, std::size_t
   if (first_tile >= tiles) return;
   const unsigned grid = detail::grid_for(tiles - first_tile, "ch05::uniform_add_from");
   uniform_add_kernel<Policy>
-      <<<grid, Policy::kThreads, 0, s>>>(d_out, n, first_tile, d_prefixes, op, scanlab::TraceLog{}, 0);
+      <<<grid, Policy::kBlockThreads, 0, s>>>(d_out, n, first_tile, d_prefixes, op, scanlab::TraceLog{}, 0);
   SCANLAB_CHECK_LAUNCH();
 }
 
@@ -240,8 +242,8 @@ void reduce_ranges_from(const In* d_in, std::size_t n, std::size_t tiles_per_blo
   const std::size_t blocks = detail::tiles_for(detail::tiles_for(n, Policy::kTile), tiles_per_block);
   if (first_block >= blocks) return;
   const unsigned grid = detail::grid_for(blocks - first_block, "ch05::reduce_ranges_from");
-  reduce_ranges_kernel<Policy>
-      <<<grid, Policy::kThreads, 0, s>>>(d_in, n, tiles_per_block, first_block, d_partials, op, scanlab::TraceLog{});
+  reduce_ranges_kernel<Policy><<<grid, Policy::kBlockThreads, 0, s>>>(d_in, n, tiles_per_block, first_block, d_partials,
+                                                                      op, scanlab::TraceLog{});
   SCANLAB_CHECK_LAUNCH();
 }
 
@@ -252,8 +254,8 @@ void scan_ranges_from(const In* d_in, typename Op::value_type* d_out, std::size_
   const std::size_t blocks = detail::tiles_for(detail::tiles_for(n, Policy::kTile), tiles_per_block);
   if (first_block >= blocks) return;
   const unsigned grid = detail::grid_for(blocks - first_block, "ch05::scan_ranges_from");
-  scan_ranges_kernel<Policy><<<grid, Policy::kThreads, 0, s>>>(d_in, d_out, n, inclusive, tiles_per_block, first_block,
-                                                               d_partials, op, scanlab::TraceLog{});
+  scan_ranges_kernel<Policy><<<grid, Policy::kBlockThreads, 0, s>>>(d_in, d_out, n, inclusive, tiles_per_block,
+                                                                    first_block, d_partials, op, scanlab::TraceLog{});
   SCANLAB_CHECK_LAUNCH();
 }
 

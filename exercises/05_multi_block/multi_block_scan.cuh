@@ -14,7 +14,7 @@
 // Your code: the kernels below, the device side of both algorithms:
 //   scan-then-propagate  scan_tiles_kernel (phase 1), uniform_add_kernel (phase 3)
 //   reduce-then-scan     reduce_ranges_kernel (phase 1), scan_ranges_kernel (phase 3)
-// Given, in chapters/05_multi_block/: tiles.cuh (TilePolicy, detail::load_tile) and
+// Given, in chapters/05_multi_block/: tiles.cuh (Policy, detail::load_tile) and
 // multi_block_scan_dispatch.cuh (the spine kernel, the recursion over the block sums, the grid
 // sizes, scratch memory and the launches).
 //
@@ -34,7 +34,7 @@
 #include <scanlab/block_scan.cuh>
 #include <scanlab/trace.hpp>
 
-#include "tiles.cuh"  // given: TilePolicy, detail::load_tile, detail::SharedUnion
+#include "tiles.cuh"  // given: Policy, detail::load_tile, detail::SharedUnion
 
 namespace ch05 {
 
@@ -45,13 +45,13 @@ namespace ch05 {
 // load, scan and store are block-wide operations: every thread calls them.
 // --8<-- [start:scan_tiles_kernel]
 template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile, bool inclusive,
                       typename Op::value_type* tile_sums, Op op, scanlab::TraceLog log, int level) {
   using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
+  using Load = scanlab::BlockLoad<In, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Store = scanlab::BlockStore<Acc, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Scan = scanlab::BlockScan<Acc, Policy::kBlockThreads, Policy::kItems>;
   // The load's and the store's shared memory overlap: a barrier must come between the load and the
   // store. The block scan has its own, except with a single warp (Scan::kWarps == 1).
   __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // neighbouring elements).
 // --8<-- [start:uniform_add_kernel]
 template <class Policy, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     uniform_add_kernel(typename Op::value_type* out, std::size_t n, std::size_t first_tile,
                        const typename Op::value_type* prefixes, Op op, scanlab::TraceLog log, int level) {
   using Acc = typename Op::value_type;
@@ -128,12 +128,12 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // part in every load and reduce (BlockReduce::reduce returns the tile's total to every thread).
 // --8<-- [start:reduce_kernel]
 template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     reduce_ranges_kernel(const In* in, std::size_t n, std::size_t tiles_per_block, std::size_t first_block,
                          typename Op::value_type* partials, Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Reduce = scanlab::BlockReduce<Acc, Policy::kThreads, Policy::kItems>;
+  using Load = scanlab::BlockLoad<In, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Reduce = scanlab::BlockReduce<Acc, Policy::kBlockThreads, Policy::kItems>;
   __shared__ typename Load::TempStorage load_temp;
   // Two, used alternately: a tile's warp totals are still being read while faster threads already
   // write the next tile's.
@@ -169,14 +169,14 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // carries a running total).
 // --8<-- [start:scan_ranges_kernel]
 template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     scan_ranges_kernel(const In* in, typename Op::value_type* out, std::size_t n, bool inclusive,
                        std::size_t tiles_per_block, std::size_t first_block, const typename Op::value_type* partials,
                        Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
+  using Load = scanlab::BlockLoad<In, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Store = scanlab::BlockStore<Acc, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Scan = scanlab::BlockScan<Acc, Policy::kBlockThreads, Policy::kItems>;
   // The load and the store share their shared memory (int32 in, int64 out would not fit twice in
   // the 48 KiB of static shared memory). Barriers order every reuse: the scan's own between load
   // and store (one more when a one-warp scan has none), and one at the top of each later tile.

@@ -11,7 +11,7 @@
 #include <scanlab/block_scan.cuh>
 #include <scanlab/trace.hpp>
 
-#include "tiles.cuh"  // given: TilePolicy, detail::load_tile, detail::SharedUnion
+#include "tiles.cuh"  // given: Policy, detail::load_tile, detail::SharedUnion
 
 namespace ch05 {
 
@@ -20,13 +20,13 @@ namespace ch05 {
 // and the store share shared memory: the scan's own barrier separates them, and a one-warp scan,
 // which has none, gets one. Thread 0 publishes the tile's total.
 template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile, bool inclusive,
                       typename Op::value_type* tile_sums, Op op, scanlab::TraceLog log, int level) {
   using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
+  using Load = scanlab::BlockLoad<In, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Store = scanlab::BlockStore<Acc, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Scan = scanlab::BlockScan<Acc, Policy::kBlockThreads, Policy::kItems>;
   __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
   __shared__ typename Scan::TempStorage scan_temp;
 
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // Striped indices (k * kThreads + thread): in each iteration the block's threads touch
 // consecutive elements. The tile's prefix is the LEFT operand.
 template <class Policy, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     uniform_add_kernel(typename Op::value_type* out, std::size_t n, std::size_t first_tile,
                        const typename Op::value_type* prefixes, Op op, scanlab::TraceLog log, int level) {
   using Acc = typename Op::value_type;
@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
   // Striped: in each iteration the block touches kThreads consecutive elements (coalesced).
 #pragma unroll
   for (int k = 0; k < Policy::kItems; ++k) {
-    const int i = k * Policy::kThreads + static_cast<int>(threadIdx.x);
+    const int i = k * Policy::kBlockThreads + static_cast<int>(threadIdx.x);
     if (i < valid) out[begin + i] = op(prefix, out[begin + i]);
   }
   // END TODO
@@ -84,12 +84,12 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // A reduction per tile, folded left to right into range_total. The two reduce storages alternate
 // with the tile's parity, so that the next tile's warp totals never overwrite ones still being read.
 template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     reduce_ranges_kernel(const In* in, std::size_t n, std::size_t tiles_per_block, std::size_t first_block,
                          typename Op::value_type* partials, Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Reduce = scanlab::BlockReduce<Acc, Policy::kThreads, Policy::kItems>;
+  using Load = scanlab::BlockLoad<In, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Reduce = scanlab::BlockReduce<Acc, Policy::kBlockThreads, Policy::kItems>;
   __shared__ typename Load::TempStorage load_temp;
   __shared__ typename Reduce::TempStorage reduce_temp[2];
 
@@ -119,14 +119,14 @@ __global__ void __launch_bounds__(Policy::kThreads)
 // barrier at the top of each later tile: no thread loads the next tile into the shared memory that
 // slower threads still store the previous one from.
 template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
+__global__ void __launch_bounds__(Policy::kBlockThreads)
     scan_ranges_kernel(const In* in, typename Op::value_type* out, std::size_t n, bool inclusive,
                        std::size_t tiles_per_block, std::size_t first_block, const typename Op::value_type* partials,
                        Op op, scanlab::TraceLog log) {
   using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
+  using Load = scanlab::BlockLoad<In, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Store = scanlab::BlockStore<Acc, Policy::kBlockThreads, Policy::kItems, Policy::kIo>;
+  using Scan = scanlab::BlockScan<Acc, Policy::kBlockThreads, Policy::kItems>;
   __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
   __shared__ typename Scan::TempStorage scan_temp;
 
