@@ -49,6 +49,13 @@ __device__ __forceinline__ void convert(const In (&from)[N], Acc (&to)[N]) {
   for (int i = 0; i < N; ++i) to[i] = static_cast<Acc>(from[i]);
 }
 
+// The number of elements of tile `tile` inside [0, n): Policy::kTile except for the last tile.
+template <class Policy>
+__host__ __device__ __forceinline__ int valid_in_tile(std::size_t n, std::size_t tile) {
+  const std::size_t left = n - tile * Policy::kTile;
+  return left < static_cast<std::size_t>(Policy::kTile) ? static_cast<int>(left) : Policy::kTile;
+}
+
 // Loads tile `tile` of in[0, n) into items, in the blocked arrangement, converted to Acc: thread t
 // gets the tile's items [t * kItems, (t + 1) * kItems). valid receives the number of the tile's
 // elements inside [0, n) (Policy::kTile except for the last tile); the items past them hold
@@ -57,8 +64,7 @@ template <class Policy, class In, class Acc, class Load>
 __device__ __forceinline__ void load_tile(Load& load, const In* in, std::size_t n, std::size_t tile,
                                           Acc (&items)[Policy::kItems], Acc identity, int& valid) {
   const std::size_t begin = tile * Policy::kTile;
-  const std::size_t left = n - begin;
-  valid = left < static_cast<std::size_t>(Policy::kTile) ? static_cast<int>(left) : Policy::kTile;
+  valid = valid_in_tile<Policy>(n, tile);
   if constexpr (std::is_same_v<In, Acc>) {
     if (valid == Policy::kTile) load.load(in + begin, items);
     else load.load(in + begin, items, valid, identity);
