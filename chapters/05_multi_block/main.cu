@@ -114,7 +114,7 @@ template <class Policy, class In, class Op>
 std::string describe_structure(const Config& cfg, std::size_t n, nlohmann::json& report) {
   const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
   std::string text = std::to_string(tiles) + (tiles == 1 ? " tile" : " tiles") + " of " +
-                     std::to_string(Policy::kTile) + " (" + std::to_string(Policy::kThreads) + " threads x " +
+                     std::to_string(Policy::kTile) + " (" + std::to_string(Policy::kBlockThreads) + " threads x " +
                      std::to_string(Policy::kItems) + ")";
   report["tiles"] = tiles;
   if (n == 0) return text + "; nothing to scan";

@@ -11,19 +11,22 @@
 // warp scans), loaded through BlockLoad/BlockStore (16-byte vectors, a padded shared-memory
 // transpose).
 //
-// Your code: the kernels below, the device side of both algorithms:
-//   scan-then-propagate  scan_tiles_kernel (phase 1), uniform_add_kernel (phase 3)
-//   reduce-then-scan     reduce_ranges_kernel (phase 1), scan_ranges_kernel (phase 3)
-// Given, in chapters/05_multi_block/: tiles.cuh (TilePolicy, detail::load_tile) and
-// multi_block_scan_dispatch.cuh (the spine kernel, the recursion over the block sums, the grid
-// sizes, scratch memory and the launches).
+// Your code: what one block does in each phase, the device side of both algorithms:
+//   scan-then-propagate  scan_tile (phase 1), uniform_add_tile (phase 3)
+//   reduce-then-scan     reduce_range (phase 1), scan_range (phase 3)
+// Given, in chapters/05_multi_block/: tiles.cuh (Policy, detail::load_tile) and
+// multi_block_scan_dispatch.cuh: the kernels that call your functions (their shared memory, the
+// block's load, store, scan and reduce objects made on it, which tile or range of tiles the block
+// owns, the traces), the spine kernel, the recursion over the block sums, the grid sizes, scratch
+// memory and the launches. CUB splits its scans the same way: an agent per block, a dispatch.
 //
-// Types: the input may be narrower than the result (int32 in, int64 sums: In != Op::value_type);
-// every element is converted when loaded. Positions and counts are 64-bit (std::size_t) everywhere,
-// so n > 2^31 works; in-place (out == in) works when In is the result type.
+// Types: the input may be narrower than the result (int32 in, int64 sums: In != Acc, the monoid's
+// value_type); every element is converted when loaded. Positions and counts are 64-bit
+// (std::size_t) everywhere, so n > 2^31 works; in-place (out == in) works when In is Acc.
 //
 // Op is a monoid from <scanlab/monoid.hpp>; it need not be commutative: whatever lies further left
-// (a tile's prefix, a block's spine value) is always the LEFT operand.
+// (a tile's prefix, a block's spine value) is always the LEFT operand. load, scan, store and
+// reduce are block-wide operations (with barriers inside): every thread of the block calls them.
 #pragma once
 
 #include <cstddef>
@@ -32,180 +35,115 @@
 
 #include <scanlab/block_load_store.cuh>
 #include <scanlab/block_scan.cuh>
-#include <scanlab/trace.hpp>
 
-#include "tiles.cuh"  // given: TilePolicy, detail::load_tile, detail::SharedUnion
+#include "tiles.cuh"  // given: Policy, detail::load_tile
 
 namespace ch05 {
 
-// Scan-then-propagate, phase 1: block b scans tile t = first_tile + b of in[0, n) on its own
-// (inclusive or exclusive) into the same place of out and writes the tile's total to tile_sums[t];
-// nothing else. (A launch covers the tiles [first_tile, first_tile + gridDim.x): a grid holds at
-// most 2^31 - 1 blocks, and the grading runs only the last tiles of arrays past 2^31 elements.)
-// load, scan and store are block-wide operations: every thread calls them.
-// --8<-- [start:scan_tiles_kernel]
-template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
-    scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile, bool inclusive,
-                      typename Op::value_type* tile_sums, Op op, scanlab::TraceLog log, int level) {
-  using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
-  // The load's and the store's shared memory overlap: a barrier must come between the load and the
-  // store. The block scan has its own, except with a single warp (Scan::kWarps == 1).
-  __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
-  __shared__ typename Scan::TempStorage scan_temp;
-
-  Load load(io_temp.first);
-  Store store(io_temp.second);
-  Scan scan(scan_temp);
-
-  const std::size_t tile = first_tile + blockIdx.x;
-  const std::size_t begin = tile * Policy::kTile;
-  Acc items[Policy::kItems];
-  int valid;       // elements of this tile inside [0, n)
-  Acc tile_total;  // the tile's total
+// Scan-then-propagate, phase 1: scans tile `tile` of in[0, n) on its own (inclusive or
+// exclusive) into the same place of out, writes the tile's total to tile_sums[tile] and returns
+// it (to every thread); nothing else. The kernel runs it once per block, for tile
+// first_tile + blockIdx.x (a grid holds at most 2^31 - 1 blocks: the grading runs only the last
+// tiles of arrays past 2^31 elements). The load's and the store's shared memory overlap: a
+// barrier must come between the load and the store. The block scan has its own, except with a
+// single warp (Scan::kWarps == 1).
+// --8<-- [start:scan_tile]
+template <class Policy, class Load, class Scan, class Store, class In, class Acc, class Op>
+__device__ Acc scan_tile(Load& load, Scan& scan, Store& store, const In* in, Acc* out, std::size_t n, std::size_t tile,
+                         bool inclusive, Acc* tile_sums, Op op) {
   // BEGIN TODO
-  // TODO(student): phase 1 for this tile: load it, scan it (inclusive or exclusive) with its
-  //   total in tile_total, store it, and publish the total in tile_sums.
+  // TODO(student): phase 1 for this tile: load it (detail::load_tile), scan it (inclusive or
+  //   exclusive) with its total, store it, and publish the total in tile_sums.
   (void)load;
-  (void)store;
   (void)scan;
+  (void)store;
   (void)in;
   (void)out;
   (void)n;
+  (void)tile;
   (void)inclusive;
   (void)tile_sums;
   (void)op;
-  (void)begin;
-  (void)items;
-  valid = 0;
-  tile_total = Op::identity();
+  return Op::identity();
   // END TODO
-  SCANLAB_TRACE_BLOCK_ARRAY(log, "tile_scan", level, out + begin, valid);
-  if (threadIdx.x == 0) SCANLAB_TRACE_ARRAY(log, "tile_sum", level, &tile_total, 1);
 }
-// --8<-- [end:scan_tiles_kernel]
+// --8<-- [end:scan_tile]
 
-// Scan-then-propagate, phase 3: block b adds prefixes[t] (the scanned block sum of tile
-// t = first_tile + b: everything left of that tile) on the LEFT of every element of tile t that
-// lies inside [0, n). Tile 0 has nothing on its left: the launch starts at first_tile >= 1. One
-// read and one write per element; the block's accesses should be coalesced (neighbouring threads,
-// neighbouring elements).
-// --8<-- [start:uniform_add_kernel]
-template <class Policy, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
-    uniform_add_kernel(typename Op::value_type* out, std::size_t n, std::size_t first_tile,
-                       const typename Op::value_type* prefixes, Op op, scanlab::TraceLog log, int level) {
-  using Acc = typename Op::value_type;
-  const std::size_t tile = first_tile + blockIdx.x;
-  const std::size_t begin = tile * Policy::kTile;
-  const std::size_t left = n - begin;
-  const int valid = left < static_cast<std::size_t>(Policy::kTile) ? static_cast<int>(left) : Policy::kTile;
+// Scan-then-propagate, phase 3: adds prefixes[tile] (the scanned block sum of tile `tile`:
+// everything left of that tile) on the LEFT of each of the tile's `valid` elements (those inside
+// [0, n)). Tile 0 has nothing on its left: the kernel starts at tile 1. One read and one write per
+// element; the block's accesses should be coalesced (neighbouring threads, neighbouring elements).
+// --8<-- [start:uniform_add_tile]
+template <class Policy, class Acc, class Op>
+__device__ void uniform_add_tile(Acc* out, std::size_t tile, int valid, const Acc* prefixes, Op op) {
   // BEGIN TODO
-  // TODO(student): the uniform add of phase 3 for the `valid` elements of this tile, from begin.
-  (void)sizeof(Acc);
+  // TODO(student): the uniform add of phase 3 for the `valid` elements of this tile.
   (void)out;
+  (void)tile;
+  (void)valid;
   (void)prefixes;
   (void)op;
-  (void)valid;
   // END TODO
-  if (threadIdx.x == 0) SCANLAB_TRACE_ARRAY(log, "add_prefix", level, prefixes + tile, 1);
-  SCANLAB_TRACE_BLOCK_ARRAY(log, "uniform_add", level, out + begin, valid);
 }
-// --8<-- [end:uniform_add_kernel]
+// --8<-- [end:uniform_add_tile]
 
 // ---------------------------------------------------------------------------------------------
 // Reduce-then-scan
 // ---------------------------------------------------------------------------------------------
 
-// Reduce-then-scan, phase 1 (reduce): block b of the launch is block `block` = first_block + b of
-// the scan (the dispatch launches them all, from first_block = 0; the grading runs only the last
-// blocks of arrays past 2^31 elements). It owns tiles [first, last) =
-// [block * tiles_per_block, (block + 1) * tiles_per_block) (the last block fewer) and writes the
-// total of its range, in order, to partials[block]. Reads only. Every thread of the block takes
-// part in every load and reduce (BlockReduce::reduce returns the tile's total to every thread).
-// --8<-- [start:reduce_kernel]
-template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
-    reduce_ranges_kernel(const In* in, std::size_t n, std::size_t tiles_per_block, std::size_t first_block,
-                         typename Op::value_type* partials, Op op, scanlab::TraceLog log) {
-  using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Reduce = scanlab::BlockReduce<Acc, Policy::kThreads, Policy::kItems>;
-  __shared__ typename Load::TempStorage load_temp;
-  // Two, used alternately: a tile's warp totals are still being read while faster threads already
-  // write the next tile's.
-  __shared__ typename Reduce::TempStorage reduce_temp[2];
-
-  const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
-  const std::size_t block = first_block + blockIdx.x;
-  const std::size_t first = block * tiles_per_block;
-  const std::size_t last = first + tiles_per_block < tiles ? first + tiles_per_block : tiles;
-  Load load(load_temp);
-  Acc range_total = Op::identity();  // the total of the tiles so far
+// Reduce-then-scan, phase 1 (reduce): block `block` of the scan owns the tiles [first, last) =
+// [block * tiles_per_block, (block + 1) * tiles_per_block) of in[0, n) (the last block fewer; the
+// kernel works them out). Writes the total of the range, in order, to partials[block] and returns
+// it. Reads only. BlockReduce::reduce returns the tile's total to every thread; reduce_temp holds
+// two Reduce::TempStorage, for the block to use alternately: a tile's warp totals are still being
+// read while faster threads already write the next tile's.
+// --8<-- [start:reduce_range]
+template <class Policy, class Reduce, class Load, class In, class Acc, class Op>
+__device__ Acc reduce_range(Load& load, typename Reduce::TempStorage* reduce_temp, const In* in, std::size_t n,
+                            std::size_t first, std::size_t last, std::size_t block, Acc* partials, Op op) {
   // BEGIN TODO
-  // TODO(student): fold the block's tiles into range_total and publish it in partials.
-  (void)block;
+  // TODO(student): fold the block's tiles into the range's total and publish it in partials.
+  (void)load;
   (void)reduce_temp;
-  (void)range_total;
   (void)in;
   (void)n;
-  (void)partials;
-  (void)op;
   (void)first;
   (void)last;
+  (void)block;
+  (void)partials;
+  (void)op;
+  return Op::identity();
   // END TODO
-  if (threadIdx.x == 0) SCANLAB_TRACE_ARRAY(log, "range_sum", 0, &range_total, 1);
 }
-// --8<-- [end:reduce_kernel]
+// --8<-- [end:reduce_range]
 
-// Reduce-then-scan, phase 3 (scan): block `block` (= first_block + b, as in phase 1) scans its
-// tiles [first, last) of in into out, in order (inclusive or exclusive), each tile's results
-// prefixed on the LEFT by everything left of that tile: partials[block] (the spine's exclusive
-// prefix of the block's range) combined with the totals of the block's earlier tiles. The
-// prefixed scans of BlockScan take that prefix from a callback (scanlab::RunningBlockPrefix
-// carries a running total).
-// --8<-- [start:scan_ranges_kernel]
-template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
-    scan_ranges_kernel(const In* in, typename Op::value_type* out, std::size_t n, bool inclusive,
-                       std::size_t tiles_per_block, std::size_t first_block, const typename Op::value_type* partials,
-                       Op op, scanlab::TraceLog log) {
-  using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
-  // The load and the store share their shared memory (int32 in, int64 out would not fit twice in
-  // the 48 KiB of static shared memory). Barriers order every reuse: the scan's own between load
-  // and store (one more when a one-warp scan has none), and one at the top of each later tile.
-  __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
-  __shared__ typename Scan::TempStorage scan_temp;
-
-  const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
-  const std::size_t block = first_block + blockIdx.x;
-  const std::size_t first = block * tiles_per_block;
-  const std::size_t last = first + tiles_per_block < tiles ? first + tiles_per_block : tiles;
-  Load load(io_temp.first);
-  Store store(io_temp.second);
-  Scan scan(scan_temp);
+// Reduce-then-scan, phase 3 (scan): block `block` (as in phase 1) scans its tiles [first, last) of
+// in into out, in order (inclusive or exclusive), each tile's results prefixed on the LEFT by
+// everything left of that tile: partials[block] (the spine's exclusive prefix of the block's
+// range) combined with the totals of the block's earlier tiles. The prefixed scans of BlockScan
+// take that prefix from a callback (scanlab::RunningBlockPrefix carries a running total). The
+// load and the store share their shared memory (int32 in, int64 out would not fit twice in the
+// 48 KiB of static shared memory): barriers must order every reuse.
+// --8<-- [start:scan_range]
+template <class Policy, class Load, class Scan, class Store, class In, class Acc, class Op>
+__device__ void scan_range(Load& load, Scan& scan, Store& store, const In* in, Acc* out, std::size_t n, bool inclusive,
+                           std::size_t first, std::size_t last, std::size_t block, const Acc* partials, Op op) {
   // BEGIN TODO
   // TODO(student): scan the block's tiles in order, each seeded with everything to its left.
-  (void)block;
-  (void)log;
+  (void)load;
+  (void)scan;
+  (void)store;
   (void)in;
   (void)out;
+  (void)n;
   (void)inclusive;
-  (void)partials;
-  (void)op;
   (void)first;
   (void)last;
-  (void)load;
-  (void)store;
-  (void)scan;
+  (void)block;
+  (void)partials;
+  (void)op;
   // END TODO
 }
-// --8<-- [end:scan_ranges_kernel]
+// --8<-- [end:scan_range]
 
 }  // namespace ch05

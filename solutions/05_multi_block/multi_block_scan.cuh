@@ -9,97 +9,60 @@
 
 #include <scanlab/block_load_store.cuh>
 #include <scanlab/block_scan.cuh>
-#include <scanlab/trace.hpp>
 
-#include "tiles.cuh"  // given: TilePolicy, detail::load_tile, detail::SharedUnion
+#include "tiles.cuh"  // given: Policy, detail::load_tile
 
 namespace ch05 {
 
-// --8<-- [start:scan_tiles_kernel]
-// load_tile pads the tile past n with the identity, so the block scan needs no bounds. The load
-// and the store share shared memory: the scan's own barrier separates them, and a one-warp scan,
-// which has none, gets one. Thread 0 publishes the tile's total.
-template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
-    scan_tiles_kernel(const In* in, typename Op::value_type* out, std::size_t n, std::size_t first_tile, bool inclusive,
-                      typename Op::value_type* tile_sums, Op op, scanlab::TraceLog log, int level) {
-  using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
-  __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
-  __shared__ typename Scan::TempStorage scan_temp;
-
-  Load load(io_temp.first);
-  Store store(io_temp.second);
-  Scan scan(scan_temp);
-
-  const std::size_t tile = first_tile + blockIdx.x;
-  const std::size_t begin = tile * Policy::kTile;
-  Acc items[Policy::kItems];
-  int valid;       // elements of this tile inside [0, n)
-  Acc tile_total;  // the tile's total
+// --8<-- [start:scan_tile]
+// load_tile pads the tile past n with the identity, so the block scan needs no bounds. The scan's
+// own barrier separates the load from the store; a one-warp scan, which has none, gets one. Thread
+// 0 publishes the tile's total.
+template <class Policy, class Load, class Scan, class Store, class In, class Acc, class Op>
+__device__ Acc scan_tile(Load& load, Scan& scan, Store& store, const In* in, Acc* out, std::size_t n, std::size_t tile,
+                         bool inclusive, Acc* tile_sums, Op op) {
   // BEGIN TODO
+  Acc items[Policy::kItems];
+  int valid;  // elements of this tile inside [0, n)
   detail::load_tile<Policy>(load, in, n, tile, items, Op::identity(), valid);
-  SCANLAB_TRACE_BLOCK_ARRAY(log, "tile_in", level, in + begin, valid);
+  Acc tile_total;
   if (inclusive) scan.inclusive_scan(items, op, tile_total);
   else scan.exclusive_scan(items, op, tile_total);
   if constexpr (Scan::kWarps == 1) __syncthreads();  // a one-warp scan has no barrier of its own
+  const std::size_t begin = tile * Policy::kTile;
   if (valid == Policy::kTile) store.store(out + begin, items);
   else store.store(out + begin, items, valid);
   if (threadIdx.x == 0) tile_sums[tile] = tile_total;
+  return tile_total;
   // END TODO
-  SCANLAB_TRACE_BLOCK_ARRAY(log, "tile_scan", level, out + begin, valid);
-  if (threadIdx.x == 0) SCANLAB_TRACE_ARRAY(log, "tile_sum", level, &tile_total, 1);
 }
-// --8<-- [end:scan_tiles_kernel]
+// --8<-- [end:scan_tile]
 
-// --8<-- [start:uniform_add_kernel]
-// Striped indices (k * kThreads + thread): in each iteration the block's threads touch
+// --8<-- [start:uniform_add_tile]
+// Striped indices (k * kBlockThreads + thread): in each iteration the block's threads touch
 // consecutive elements. The tile's prefix is the LEFT operand.
-template <class Policy, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
-    uniform_add_kernel(typename Op::value_type* out, std::size_t n, std::size_t first_tile,
-                       const typename Op::value_type* prefixes, Op op, scanlab::TraceLog log, int level) {
-  using Acc = typename Op::value_type;
-  const std::size_t tile = first_tile + blockIdx.x;
-  const std::size_t begin = tile * Policy::kTile;
-  const std::size_t left = n - begin;
-  const int valid = left < static_cast<std::size_t>(Policy::kTile) ? static_cast<int>(left) : Policy::kTile;
+template <class Policy, class Acc, class Op>
+__device__ void uniform_add_tile(Acc* out, std::size_t tile, int valid, const Acc* prefixes, Op op) {
   // BEGIN TODO
   const Acc prefix = prefixes[tile];
-  // Striped: in each iteration the block touches kThreads consecutive elements (coalesced).
+  const std::size_t begin = tile * Policy::kTile;
 #pragma unroll
   for (int k = 0; k < Policy::kItems; ++k) {
-    const int i = k * Policy::kThreads + static_cast<int>(threadIdx.x);
+    const int i = k * Policy::kBlockThreads + static_cast<int>(threadIdx.x);
     if (i < valid) out[begin + i] = op(prefix, out[begin + i]);
   }
   // END TODO
-  if (threadIdx.x == 0) SCANLAB_TRACE_ARRAY(log, "add_prefix", level, prefixes + tile, 1);
-  SCANLAB_TRACE_BLOCK_ARRAY(log, "uniform_add", level, out + begin, valid);
 }
-// --8<-- [end:uniform_add_kernel]
+// --8<-- [end:uniform_add_tile]
 
-// --8<-- [start:reduce_kernel]
+// --8<-- [start:reduce_range]
 // A reduction per tile, folded left to right into range_total. The two reduce storages alternate
 // with the tile's parity, so that the next tile's warp totals never overwrite ones still being read.
-template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
-    reduce_ranges_kernel(const In* in, std::size_t n, std::size_t tiles_per_block, std::size_t first_block,
-                         typename Op::value_type* partials, Op op, scanlab::TraceLog log) {
-  using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Reduce = scanlab::BlockReduce<Acc, Policy::kThreads, Policy::kItems>;
-  __shared__ typename Load::TempStorage load_temp;
-  __shared__ typename Reduce::TempStorage reduce_temp[2];
-
-  const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
-  const std::size_t block = first_block + blockIdx.x;
-  const std::size_t first = block * tiles_per_block;
-  const std::size_t last = first + tiles_per_block < tiles ? first + tiles_per_block : tiles;
-  Load load(load_temp);
-  Acc range_total = Op::identity();  // the total of the tiles so far
+template <class Policy, class Reduce, class Load, class In, class Acc, class Op>
+__device__ Acc reduce_range(Load& load, typename Reduce::TempStorage* reduce_temp, const In* in, std::size_t n,
+                            std::size_t first, std::size_t last, std::size_t block, Acc* partials, Op op) {
   // BEGIN TODO
+  Acc range_total = Op::identity();  // the total of the tiles so far
   for (std::size_t tile = first; tile < last; ++tile) {
     Acc items[Policy::kItems];
     int valid;
@@ -108,35 +71,19 @@ __global__ void __launch_bounds__(Policy::kThreads)
     range_total = op(range_total, reduce.reduce(items, op));
   }
   if (threadIdx.x == 0) partials[block] = range_total;
+  return range_total;
   // END TODO
-  if (threadIdx.x == 0) SCANLAB_TRACE_ARRAY(log, "range_sum", 0, &range_total, 1);
 }
-// --8<-- [end:reduce_kernel]
+// --8<-- [end:reduce_range]
 
-// --8<-- [start:scan_ranges_kernel]
+// --8<-- [start:scan_range]
 // RunningBlockPrefix starts at the spine's prefix partials[block] and adds each tile's total when
 // the scan asks it for the tile's prefix, so every tile is seeded with everything left of it. The
 // barrier at the top of each later tile: no thread loads the next tile into the shared memory that
 // slower threads still store the previous one from.
-template <class Policy, class In, class Op>
-__global__ void __launch_bounds__(Policy::kThreads)
-    scan_ranges_kernel(const In* in, typename Op::value_type* out, std::size_t n, bool inclusive,
-                       std::size_t tiles_per_block, std::size_t first_block, const typename Op::value_type* partials,
-                       Op op, scanlab::TraceLog log) {
-  using Acc = typename Op::value_type;
-  using Load = scanlab::BlockLoad<In, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Store = scanlab::BlockStore<Acc, Policy::kThreads, Policy::kItems, Policy::kIo>;
-  using Scan = scanlab::BlockScan<Acc, Policy::kThreads, Policy::kItems>;
-  __shared__ detail::SharedUnion<typename Load::TempStorage, typename Store::TempStorage> io_temp;
-  __shared__ typename Scan::TempStorage scan_temp;
-
-  const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
-  const std::size_t block = first_block + blockIdx.x;
-  const std::size_t first = block * tiles_per_block;
-  const std::size_t last = first + tiles_per_block < tiles ? first + tiles_per_block : tiles;
-  Load load(io_temp.first);
-  Store store(io_temp.second);
-  Scan scan(scan_temp);
+template <class Policy, class Load, class Scan, class Store, class In, class Acc, class Op>
+__device__ void scan_range(Load& load, Scan& scan, Store& store, const In* in, Acc* out, std::size_t n, bool inclusive,
+                           std::size_t first, std::size_t last, std::size_t block, const Acc* partials, Op op) {
   // BEGIN TODO
   scanlab::RunningBlockPrefix<Acc, Op> running{partials[block], op};
   for (std::size_t tile = first; tile < last; ++tile) {
@@ -150,10 +97,9 @@ __global__ void __launch_bounds__(Policy::kThreads)
     const std::size_t begin = tile * Policy::kTile;
     if (valid == Policy::kTile) store.store(out + begin, items);
     else store.store(out + begin, items, valid);
-    SCANLAB_TRACE_BLOCK_ARRAY(log, "range_scan", static_cast<int>(tile), out + begin, valid);
   }
   // END TODO
 }
-// --8<-- [end:scan_ranges_kernel]
+// --8<-- [end:scan_range]
 
 }  // namespace ch05
