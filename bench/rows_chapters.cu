@@ -132,11 +132,11 @@ void register_ch05(Registry& reg) {
       reg, "ch05_reduce_then_scan",
       "chapter 05: reduce ranges + spine scan + scan ranges (~3n traffic), 256 x 16 tiles through a "
       "shared-memory transpose (exclusive)");
-  add_ch05_reduce_then_scan<ch05::TilePolicy<256, 16, scanlab::TileIo::direct>>(
+  add_ch05_reduce_then_scan<ch05::Policy<256, 16, scanlab::TileIo::direct>>(
       reg, "ch05_reduce_then_scan_direct",
       "chapter 05: reduce-then-scan as above, each thread loading its 16 items directly (no "
       "transpose) (exclusive)");
-  add_ch05_reduce_then_scan<ch05::TilePolicy<512, 16>>(
+  add_ch05_reduce_then_scan<ch05::Policy<512, 16>>(
       reg, "ch05_reduce_then_scan_8k", "chapter 05: reduce-then-scan with 8192-element tiles, 512 x 16 (exclusive)");
 }
 

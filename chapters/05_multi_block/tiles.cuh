@@ -22,10 +22,6 @@ struct Policy {
   static constexpr scanlab::TileIo kIo = IO;
 };
 
-// The chapter's earlier name for the same thing (the benchmark rows still spell it).
-template <int BLOCK_THREADS, int ITEMS, scanlab::TileIo IO = scanlab::TileIo::transpose>
-using TilePolicy = Policy<BLOCK_THREADS, ITEMS, IO>;
-
 // 4096 items per tile: 256 threads x 16 (64 bytes of int32 per thread, four 16-byte vectors). Not
 // tuned; chosen for teaching. Measured on an NVIDIA H200 next to 512 x 16 (book, chapter 05,
 // "Measured"): within 2% of it from 2^24 elements up, 5 to 10% faster below.
