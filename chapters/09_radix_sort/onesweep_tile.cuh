@@ -1,17 +1,28 @@
 // Chapter 09, given: what the Onesweep radix sort's pieces share. The 8-bit digits, the keys as
-// bits in sorting order, and the tile's shape. Your code (onesweep.cuh, in
-// exercises/09_radix_sort/ or solutions/) builds on these; nothing here needs changing.
+// bits in sorting order, the tile's shape, the layout of a digit-count word, and chapter 07's
+// look-back from the single-pass library. Your code (onesweep.cuh, in exercises/09_radix_sort/ or
+// solutions/) builds on these; nothing here needs changing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 
 #include <cuda_runtime.h>
 
+#include <scanlab/monoid.hpp>
+#include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
+#include <scanlab/single_pass/polls.cuh>
+#include <scanlab/single_pass/protocol.cuh>
 #include <scanlab/warp_scan.cuh>
 
 namespace ch09 {
+
+// A digit-count word (onesweep.cuh, "The descriptors"): the status in the top 2 bits, the count in
+// the low kCountBits.
+constexpr unsigned kCountBits = 30;
+constexpr unsigned kCountMask = (1u << kCountBits) - 1u;
 
 // Onesweep sorts by 8-bit digits: 4 passes for 32-bit keys, 8 for 64-bit ones.
 constexpr int kOnesweepDigitBits = 8;

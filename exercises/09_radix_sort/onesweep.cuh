@@ -16,17 +16,7 @@
 // and the host side are given in chapters/09_radix_sort/onesweep_dispatch.cuh.
 #pragma once
 
-#include <cstddef>
-
-#include <cuda_runtime.h>
-
-#include <scanlab/monoid.hpp>
-#include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
-#include <scanlab/single_pass/polls.cuh>
-#include <scanlab/single_pass/protocol.cuh>
-#include <scanlab/warp_scan.cuh>
-
-#include "onesweep_tile.cuh"  // chapters/09_radix_sort: digits, keys as bits, the tile's shape
+#include "onesweep_tile.cuh"  // given: digits, keys as bits, the tile's shape, kCountBits, the look-back
 
 namespace ch09 {
 
@@ -40,10 +30,8 @@ namespace ch09 {
 // the whole old word or the whole new one and no fence is needed. 256 counters per tile at 4 bytes
 // each are 1 KiB per tile; 30 bits hold counts below 2^30, so the host sorts at most 2^28 keys per
 // launch (a "portion"; CUB does the same).
-// The look-back of scanlab/single_pass/lookback.cuh reads any descriptor with this publish/read.
-constexpr unsigned kCountBits = 30;
-constexpr unsigned kCountMask = (1u << kCountBits) - 1u;
-
+// (kCountBits and kCountMask are in onesweep_tile.cuh.) The look-back of
+// scanlab/single_pass/lookback.cuh reads any descriptor with this publish/read.
 struct DigitCountDescriptors {
   unsigned* words;  // tiles x 256, zero (X) before the launch
   unsigned digit;   // the digit this thread publishes and looks back for

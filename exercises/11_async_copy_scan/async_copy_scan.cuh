@@ -13,24 +13,14 @@
 // cuda::barrier, and the Hopper bulk copies cuda::device::memcpy_async_tx with
 // cuda::device::barrier_arrive_tx), and on Merrill and Garland's decoupled look-back (chapter 07).
 //
-// Your code: the two device functions below. Given, in
+// Your code: the two device functions below. Given: the barrier and token types (staging.cuh); in
 // chapters/11_async_copy_scan/async_copy_scan_dispatch.cuh: the kernel that calls them (the tile
 // work of scanlab/single_pass/tile.cuh and chapter 07's look-back around them) and the host side.
 #pragma once
 
-#include <cuda/barrier>
-#include <cuda_runtime.h>
-
-#include <cstddef>
-#include <utility>
-
-#include <scanlab/single_pass/tile.cuh>
+#include "staging.cuh"  // given: Barrier, Token, and the tile library as single_pass
 
 namespace ch11 {
-
-namespace single_pass = scanlab::single_pass;
-using Barrier = cuda::barrier<cuda::thread_scope_block>;
-using Token = Barrier::arrival_token;
 
 // Called by EVERY thread of the block, once per tile: start the copies of the tile's CHUNKS chunks
 // of CHUNK_ITEMS elements each, from global memory (tile_in, 16-byte aligned) into shared memory

@@ -2,22 +2,9 @@
 // teaching notes and the hints. The comments here say why the answers are written as they are.
 #pragma once
 
-#include <cstddef>
-
-#include <cuda_runtime.h>
-
-#include <scanlab/monoid.hpp>
-#include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
-#include <scanlab/single_pass/polls.cuh>
-#include <scanlab/single_pass/protocol.cuh>
-#include <scanlab/warp_scan.cuh>
-
-#include "onesweep_tile.cuh"  // chapters/09_radix_sort: digits, keys as bits, the tile's shape
+#include "onesweep_tile.cuh"  // given: digits, keys as bits, the tile's shape, kCountBits, the look-back
 
 namespace ch09 {
-
-constexpr unsigned kCountBits = 30;
-constexpr unsigned kCountMask = (1u << kCountBits) - 1u;
 
 struct DigitCountDescriptors {
   unsigned* words;  // tiles x 256, zero (X) before the launch

@@ -3,19 +3,9 @@
 // are.
 #pragma once
 
-#include <cuda/barrier>
-#include <cuda_runtime.h>
-
-#include <cstddef>
-#include <utility>
-
-#include <scanlab/single_pass/tile.cuh>
+#include "staging.cuh"  // given: Barrier, Token, and the tile library as single_pass
 
 namespace ch11 {
-
-namespace single_pass = scanlab::single_pass;
-using Barrier = cuda::barrier<cuda::thread_scope_block>;
-using Token = Barrier::arrival_token;
 
 // --8<-- [start:stage_tile]
 // Thread 0 issues the chunk's copy, then arrives announcing its bytes: the phase cannot complete
