@@ -29,33 +29,15 @@
 //                                            reduction from the nearest P
 //   publish_and_look_back                    steps 3 to 5 for warp 0
 // Given: the vocabulary and the poll schedule from the single-pass library
-// (common/include/scanlab/single_pass/), the tracing probe (chapters/07_decoupled_lookback/
-// lookback_probe.cuh), and in chapters/07_decoupled_lookback/decoupled_lookback_dispatch.cuh the
-// kernel (steps 1, 2 and 6 around your publish_and_look_back) and the host side.
+// (common/include/scanlab/single_pass/) and the tracing probe, named in
+// chapters/07_decoupled_lookback/lookback_vocabulary.cuh, and in
+// chapters/07_decoupled_lookback/decoupled_lookback_dispatch.cuh the kernel (steps 1, 2 and 6
+// around your publish_and_look_back) and the host side.
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <cstring>
-
-#include <scanlab/single_pass/policy.cuh>    // Descriptors, Lookback
-#include <scanlab/single_pass/polls.cuh>     // PollSchedule, PollDelay
-#include <scanlab/single_pass/protocol.cuh>  // Status, load_volatile, store_volatile
-#include <scanlab/warp_scan.cuh>
-
-#include "lookback_probe.cuh"
+#include "lookback_vocabulary.cuh"  // given: Descriptors, Lookback, Status, PollSchedule, ..., the probe
 
 namespace ch07 {
-
-namespace single_pass = scanlab::single_pass;
-using single_pass::Descriptors;  // automatic | fenced | fused
-using single_pass::Lookback;     // serial | warp
-using single_pass::PollDelay;
-using single_pass::PollSchedule;
-using single_pass::Status;  // kInvalid (X) | kAggregate (A) | kPrefix (P)
-using single_pass::kAggregate;
-using single_pass::kInvalid;
-using single_pass::kPrefix;
 
 // ---------------------------------------------------------------------------------------------
 // Partition descriptors (device views; the storage belongs to DecoupledLookbackScan)

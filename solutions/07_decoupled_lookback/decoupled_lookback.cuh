@@ -3,28 +3,9 @@
 // as they are.
 #pragma once
 
-#include <cuda_runtime.h>
-
-#include <cstring>
-
-#include <scanlab/single_pass/policy.cuh>    // Descriptors, Lookback
-#include <scanlab/single_pass/polls.cuh>     // PollSchedule, PollDelay
-#include <scanlab/single_pass/protocol.cuh>  // Status, load_volatile, store_volatile
-#include <scanlab/warp_scan.cuh>
-
-#include "lookback_probe.cuh"
+#include "lookback_vocabulary.cuh"  // given: Descriptors, Lookback, Status, PollSchedule, ..., the probe
 
 namespace ch07 {
-
-namespace single_pass = scanlab::single_pass;
-using single_pass::Descriptors;  // automatic | fenced | fused
-using single_pass::Lookback;     // serial | warp
-using single_pass::PollDelay;
-using single_pass::PollSchedule;
-using single_pass::Status;  // kInvalid (X) | kAggregate (A) | kPrefix (P)
-using single_pass::kAggregate;
-using single_pass::kInvalid;
-using single_pass::kPrefix;
 
 template <class T, Descriptors D>
 struct TileDescriptors;
