@@ -1,7 +1,8 @@
 // Chapter 07, given: the decoupled look-back scan's kernel and host side. Your code is in
 // decoupled_lookback.cuh (the descriptors, the look-backs and publish_and_look_back); this file puts
-// it to work: the kernel (steps 1, 2 and 6 of the protocol, from the single-pass library, around
-// your publish_and_look_back), the descriptors' storage, the launch and its checks.
+// it to work: the kernel (steps 1, 2 and 6 of the protocol: the single-pass library's
+// single_pass_scan_kernel, run around your publish_and_look_back), the descriptors' storage, the
+// launch and its checks.
 //
 // The policy, the tile work, the ticket and the poll schedule are the single-pass library's
 // (common/include/scanlab/single_pass/), which chapter 08 onwards uses too: there, the library's own
@@ -27,6 +28,7 @@
 #include <scanlab/single_pass/tile.cuh>
 #include <scanlab/warp_scan.cuh>
 
+#include "../../common/include/scanlab/single_pass/scan_kernel.cuh"  // by path: it has a kernel (see there)
 #include "decoupled_lookback.cuh"
 #include "lookback_probe.cuh"
 
@@ -43,43 +45,21 @@ using single_pass::kDefaultPolls;  // the poll schedule tuned on an H200 (book, 
 // Device side
 // ---------------------------------------------------------------------------------------------
 
-// One block per tile. Three barriers: the ticket, the warp totals, the tile prefix.
-// --8<-- [start:kernel]
-template <class Shape, int MIN_BLOCKS, Lookback L, bool INCLUSIVE, class T, class Desc, class Op>
-__global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
-    decoupled_lookback_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, unsigned* ticket,
-                                   TileOrder order, bool vectorized, PollSchedule polls, Op op) {
-  __shared__ single_pass::WarpTotals<Shape, T> warp_totals;
-  __shared__ unsigned tile_slot;
-  __shared__ T tile_prefix;
-
-  Desc desc = descriptors;  // this thread's copy (a traced build keeps per-thread state in it)
-  const unsigned tile = single_pass::dynamic_tile_index(ticket, order, tile_slot);
-  if (threadIdx.x == 0) desc.probe.on_ticket(tile);
-  const std::size_t start = static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
-  const int valid = single_pass::valid_in_tile<Shape>(n, tile);
-  const bool full = valid == Shape::TILE_ITEMS;
-
-  T items[Shape::ITEMS];
-  if (full) single_pass::load_full_tile<Shape>(in + start, items, vectorized);
-  else single_pass::load_partial_tile<Shape>(in + start, items, valid, Op::identity());
-
-  single_pass::ThreadSeeds<Shape, T> seeds;
-  const T warp_total = single_pass::warp_segment_scan<Shape>(items, seeds, op);
-  T warp_prefix;
-  const T aggregate = single_pass::block_aggregate_and_warp_prefix<Shape>(warp_total, warp_totals, op, warp_prefix);
-
-  if (scanlab::warp_id() == 0) {
-    const T exclusive = publish_and_look_back<L>(desc, tile, aggregate, op, polls);
-    if (threadIdx.x == 0) tile_prefix = exclusive;
+// The kernel is the single-pass library's (scanlab/single_pass/scan_kernel.cuh: steps 1, 2 and 6);
+// this is what it calls for steps 3 to 5: your publish_and_look_back, and the tracing probe.
+// --8<-- [start:look_back]
+template <Lookback L>
+struct ChapterLookBack {
+  template <class Desc>
+  __device__ void on_ticket(Desc& desc, unsigned tile) const {
+    desc.probe.on_ticket(tile);  // traced builds: the order in which tiles took their numbers
   }
-  __syncthreads();
-
-  single_pass::scan_thread_runs<INCLUSIVE, Shape>(items, seeds, op(tile_prefix, warp_prefix), op);
-  if (full) single_pass::store_full_tile<Shape>(out + start, items, vectorized);
-  else single_pass::store_partial_tile<Shape>(out + start, items, valid);
-}
-// --8<-- [end:kernel]
+  template <class Desc, class T, class Op>
+  __device__ T operator()(Desc& desc, unsigned tile, const T& aggregate, Op op, PollSchedule polls) const {
+    return publish_and_look_back<L>(desc, tile, aggregate, op, polls);
+  }
+};
+// --8<-- [end:look_back]
 
 // ---------------------------------------------------------------------------------------------
 // Host side
@@ -160,13 +140,12 @@ class DecoupledLookbackScan {
     const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
     // The one-wave rule; the occupancy is asked once per kernel instantiation and process (mixed
     // GPU models in one process would only make this timing choice less exact).
-    static const std::size_t resident = scanlab::resident_blocks(
-        decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>,
-        Shape::BLOCK_THREADS);
+    auto* kernel = single_pass::single_pass_scan_kernel<Shape, P::kMinBlocksPerSm, INCLUSIVE, T, Desc, Op,
+                                                        ChapterLookBack<P::kLookback>>;
+    static const std::size_t resident = scanlab::resident_blocks(kernel, Shape::BLOCK_THREADS);
     const PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
-    decoupled_lookback_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, INCLUSIVE, T, Desc, Op>
-        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, view(o.probe), ticket, o.order,
-                                                                       vectorized, polls, op);
+    kernel<<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(
+        in, out, n, view(o.probe), ticket, o.order, vectorized, polls, op, ChapterLookBack<P::kLookback>{});
     SCANLAB_CHECK_LAUNCH();
   }
 

@@ -6,7 +6,9 @@
 //                            land, warp 0 looks back (chapter 07's look-back, from the single-pass
 //                            library), pass 2 re-reads each chunk from shared memory, scans and
 //                            stores it
-//   AsyncCopyScan            its descriptors, ticket, shared memory and launches
+//   AsyncCopyScan            its descriptors, ticket, shared memory and launches; below
+//                            Options::staged_from elements (2^25) it runs chapter 07's kernel
+//                            instead, which is faster there (and says so in its NVTX range)
 // Nothing here needs changing.
 #pragma once
 
@@ -34,6 +36,7 @@
 #include <scanlab/single_pass/tile.cuh>
 #include <scanlab/warp_scan.cuh>
 
+#include "../../common/include/scanlab/single_pass/scan_kernel.cuh"  // by path: it has a kernel (see there)
 #include "async_copy_scan.cuh"
 
 namespace ch11 {
@@ -159,8 +162,15 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
 // Host side
 // ---------------------------------------------------------------------------------------------
 
+// Below this many elements a staged tile does not pay: the scan runs chapter 07's kernel (tiles in
+// registers, scanlab/single_pass/scan_kernel.cuh) instead. Measured with scanlab_bench (book,
+// "Speed"): on an H100 and an H200 this chapter's kernel is slower than chapter 07's below 2^22
+// elements and at 2^23 to 2^24, even at 2^22, and faster from 2^26 up.
+constexpr std::size_t kStagedFrom = std::size_t(1) << 25;
+
 struct Options {
   single_pass::PollSchedule polls = single_pass::kDefaultPolls;  // chapter 07's (a tuning file may say otherwise)
+  std::size_t staged_from = kStagedFrom;                         // 0: stage at every size
 };
 
 // The descriptors and the ticket of scans of up to max_n elements on the current device (one
@@ -176,10 +186,20 @@ class AsyncCopyScan {
   static constexpr single_pass::Descriptors kDescriptors =
       single_pass::resolve_descriptors<T>(single_pass::Descriptors::automatic);
   using Desc = single_pass::TileDescriptors<T, kDescriptors>;
+  // Below Options::staged_from: chapter 07's kernel and tile (128 x 32, registers), with the same
+  // descriptors and the library's look-back.
+  using RegisterShape = single_pass::DefaultPolicy::Shape<T>;
 
-  explicit AsyncCopyScan(std::size_t max_n) : storage_(tiles_for(max_n)) {}
+  explicit AsyncCopyScan(std::size_t max_n) : storage_(std::max(tiles_for(max_n), register_tiles_for(max_n))) {}
 
   static std::size_t tiles_for(std::size_t n) { return (n + kTileItems - 1) / kTileItems; }
+  static std::size_t register_tiles_for(std::size_t n) {
+    return (n + RegisterShape::TILE_ITEMS - 1) / RegisterShape::TILE_ITEMS;
+  }
+
+  // Whether a scan of n elements stages its tiles (this chapter's kernel) or keeps them in
+  // registers (chapter 07's), under the options o.
+  static bool stages(std::size_t n, const Options& o) { return n >= o.staged_from; }
 
   // in == out is allowed: a tile reads all of its input before it writes.
   template <class Op>
@@ -210,6 +230,7 @@ class AsyncCopyScan {
   template <bool INCLUSIVE, class Op>
   void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
     if (n == 0) return;
+    if (!stages(n, o)) return run_in_registers<INCLUSIVE>(in, out, n, op, s);
     const std::size_t tiles = tiles_for(n);
     if (tiles > storage_.max_tiles()) {
       throw std::invalid_argument("ch11::AsyncCopyScan: n = " + std::to_string(n) +
@@ -224,6 +245,27 @@ class AsyncCopyScan {
     async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>
         <<<static_cast<unsigned>(tiles), Chunk::BLOCK_THREADS, kStageBytes, s>>>(in, out, n, storage_.view(),
                                                                                  storage_.ticket(), staged, polls, op);
+    SCANLAB_CHECK_LAUNCH();
+  }
+
+  // Chapter 07's scan: the library's single-pass kernel, chapter 07's tile and poll schedule.
+  template <bool INCLUSIVE, class Op>
+  void run_in_registers(const T* in, T* out, std::size_t n, Op op, cudaStream_t s) {
+    const std::size_t tiles = register_tiles_for(n);
+    if (tiles > storage_.max_tiles()) {
+      throw std::invalid_argument("ch11::AsyncCopyScan: n = " + std::to_string(n) +
+                                  " is more than this scan object was made for");
+    }
+    SCANLAB_NVTX_RANGE("ch11::async_copy_scan (chapter 07's kernel: n below staged_from)");
+    using LookBack = single_pass::LibraryLookBack<single_pass::Lookback::warp>;
+    auto* kernel = single_pass::single_pass_scan_kernel<RegisterShape, 1, INCLUSIVE, T, Desc, Op, LookBack>;
+    static const std::size_t resident = scanlab::resident_blocks(kernel, RegisterShape::BLOCK_THREADS);
+    storage_.reset(tiles, s);
+    const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
+    const single_pass::PollSchedule polls = single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident);
+    kernel<<<static_cast<unsigned>(tiles), RegisterShape::BLOCK_THREADS, 0, s>>>(
+        in, out, n, storage_.view(), storage_.ticket(), single_pass::TileOrder::ticket, vectorized, polls, op,
+        LookBack{});
     SCANLAB_CHECK_LAUNCH();
   }
 

@@ -36,6 +36,8 @@
 #include "async_copy_scan_dispatch.cuh"
 #include "async_copy_scan_tuned.cuh"
 
+static_assert(ch11::kStagedFrom == 33554432, "--staged-from's help names the scan object's default");
+
 namespace {
 
 using scanlab::ScanKind;
@@ -46,7 +48,10 @@ struct Config {
   std::string type = "int";
   std::string op = "plus";
   bool in_place = false;
-  scanlab::TunableOptions tunable;       // --tile, --first-poll, --poll-every, --tuning
+  scanlab::TunableOptions tunable;  // --tile, --first-poll, --poll-every, --tuning
+  // This program shows the staged kernel at every size; the scan object by itself stages from
+  // ch11::kStagedFrom elements up (--staged-from 33554432 does what it does).
+  std::uint64_t staged_from = 0;
   scanlab::EmulatorScheduleOptions emu;  // --schedules, --emu-schedule, --emu-resident
 };
 
@@ -58,6 +63,7 @@ Launch make_launch(const Config& cfg, std::size_t n, Op op) {
   const ScanKind kind = cfg.kind;
   ch11::Options o;
   o.polls = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
+  o.staged_from = static_cast<std::size_t>(cfg.staged_from);
   return [scan, kind, op, o](const void* in, void* out, std::size_t count) {
     const T* i = static_cast<const T*>(in);
     T* d = static_cast<T*>(out);
@@ -100,6 +106,15 @@ int run(const Config& cfg, Op op) {
                            scanlab::type_label<T>() + (cfg.in_place ? ", in place" : "");
   nlohmann::json report =
       scanlab::scan_report<T>("11_async_copy_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
+  ch11::Options staging;
+  staging.staged_from = static_cast<std::size_t>(cfg.staged_from);
+  const bool staged = ch11::AsyncCopyScan<T>::stages(n, staging);
+  report["kernel"] = staged ? "staged" : "registers (chapter 07's)";
+  if (verbose && !staged) {
+    std::cout << "n = " << n << " is below --staged-from " << cfg.staged_from
+              << ": chapter 07's kernel (tiles in registers), which is faster at this size; --staged-from 0 stages "
+                 "every size\n";
+  }
   report["tile"] = cfg.tunable.tile;
   report["polls_ns"] = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
 
@@ -159,6 +174,11 @@ int main(int argc, char** argv) {
                                "builds; int and float sums)",
                                scanlab::single_pass::kDefaultPolls.first_ns,
                                scanlab::single_pass::kDefaultPolls.every_ns);
+  app.add_option("--staged-from", cfg.staged_from,
+                 "stage tiles in shared memory from this many elements up, and run chapter 07's kernel (tiles in "
+                 "registers) below, as the scan object does by itself from 33554432 (2^25): faster there (0: stage "
+                 "every size)")
+      ->capture_default_str();
   scanlab::add_emulator_schedule_options(app, cfg.emu);
   scanlab::run_cli(app, argc, argv);
   cfg.kind = kind_flags.kind();

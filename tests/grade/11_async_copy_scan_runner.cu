@@ -17,6 +17,14 @@ using namespace scanlab::grading;
 
 namespace {
 
+// The student's staging is graded at every size: the scan object would run chapter 07's kernel
+// below Options::staged_from.
+const ch11::Options kStageEverySize = [] {
+  ch11::Options o;
+  o.staged_from = 0;
+  return o;
+}();
+
 // The monoids the checker uses: the explicit instantiations of the student's templates.
 template <class F>
 void with_chapter_monoid(const Call& call, F&& fn) {
@@ -60,8 +68,8 @@ SCANLAB_GRADE_ENTRY(async_copy_scan) {
           in,
           [&](T* d_in, T* d_out) {
             ch11::AsyncCopyScan<T, P> scan(n);
-            if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op);
-            else scan.exclusive(d_in, d_out, n, op);
+            if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op, 0, kStageEverySize);
+            else scan.exclusive(d_in, d_out, n, op, 0, kStageEverySize);
           },
           call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     });
@@ -84,8 +92,8 @@ SCANLAB_GRADE_ENTRY(async_copy_scan_reused) {
       d_in.upload(in);
       for (int round = 0; round < rounds; ++round) {
         d_out.fill_poison();
-        if (kind == ScanKind::inclusive) scan.inclusive(d_in.data(), d_out.data(), in.size(), op);
-        else scan.exclusive(d_in.data(), d_out.data(), in.size(), op);
+        if (kind == ScanKind::inclusive) scan.inclusive(d_in.data(), d_out.data(), in.size(), op, 0, kStageEverySize);
+        else scan.exclusive(d_in.data(), d_out.data(), in.size(), op, 0, kStageEverySize);
         SCANLAB_CHECK_SYNC();
         call.output(d_out.download());
       }

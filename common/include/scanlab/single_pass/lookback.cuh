@@ -162,4 +162,15 @@ __device__ T publish_and_look_back(Desc& desc, unsigned tile, const T& aggregate
   return exclusive;
 }
 
+// publish_and_look_back as the LookBack of single_pass_scan_kernel (scan_kernel.cuh).
+template <Lookback L>
+struct LibraryLookBack {
+  template <class Desc>
+  __device__ void on_ticket(Desc&, unsigned) const {}
+  template <class Desc, class T, class Op>
+  __device__ T operator()(Desc& desc, unsigned tile, const T& aggregate, Op op, PollSchedule polls) const {
+    return publish_and_look_back<L>(desc, tile, aggregate, op, polls);
+  }
+};
+
 }  // namespace scanlab::single_pass

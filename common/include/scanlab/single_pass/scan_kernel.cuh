@@ -1,0 +1,68 @@
+// scanlab/single_pass/scan_kernel.cuh: chapter 07's single-pass scan kernel, one tile per block,
+// with the look-back as a parameter. Chapter 07 runs it around the student's publish_and_look_back;
+// chapter 11 around the library's (lookback.cuh), for the sizes where staging a tile in shared
+// memory does not pay.
+//
+// The kernel: steps 1, 2 and 6 of the decoupled look-back protocol (Merrill and Garland,
+// NVR-2016-002): take a tile number from the ticket, load and reduce the tile, let warp 0 publish
+// and look back (steps 3 to 5: the LookBack), then scan the tile from its prefix and store it.
+//
+// Include it in quotes, by a path the CPU emulator's translator finds (relative to the including
+// file): it declares shared memory, which the translator rewrites in the files it reaches through
+// quoted includes only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include <scanlab/single_pass/polls.cuh>
+#include <scanlab/single_pass/protocol.cuh>
+#include <scanlab/single_pass/tile.cuh>
+#include <scanlab/warp_scan.cuh>
+
+namespace scanlab::single_pass {
+
+// One block per tile. Three barriers: the ticket, the warp totals, the tile prefix.
+// LookBack, called by warp 0 only (all 32 lanes):
+//   look_back.on_ticket(desc, tile)                         thread 0, once it has its tile number
+//   look_back(desc, tile, aggregate, op, polls) -> T        publish, look back, publish: the tile's
+//                                                           exclusive prefix
+// --8<-- [start:kernel]
+template <class Shape, int MIN_BLOCKS, bool INCLUSIVE, class T, class Desc, class Op, class LookBack>
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
+    single_pass_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, unsigned* ticket, TileOrder order,
+                            bool vectorized, PollSchedule polls, Op op, LookBack look_back) {
+  __shared__ WarpTotals<Shape, T> warp_totals;
+  __shared__ unsigned tile_slot;
+  __shared__ T tile_prefix;
+
+  Desc desc = descriptors;  // this thread's copy (a traced build keeps per-thread state in it)
+  const unsigned tile = dynamic_tile_index(ticket, order, tile_slot);
+  if (threadIdx.x == 0) look_back.on_ticket(desc, tile);
+  const std::size_t start = static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
+  const int valid = valid_in_tile<Shape>(n, tile);
+  const bool full = valid == Shape::TILE_ITEMS;
+
+  T items[Shape::ITEMS];
+  if (full) load_full_tile<Shape>(in + start, items, vectorized);
+  else load_partial_tile<Shape>(in + start, items, valid, Op::identity());
+
+  ThreadSeeds<Shape, T> seeds;
+  const T warp_total = warp_segment_scan<Shape>(items, seeds, op);
+  T warp_prefix;
+  const T aggregate = block_aggregate_and_warp_prefix<Shape>(warp_total, warp_totals, op, warp_prefix);
+
+  if (scanlab::warp_id() == 0) {
+    const T exclusive = look_back(desc, tile, aggregate, op, polls);
+    if (threadIdx.x == 0) tile_prefix = exclusive;
+  }
+  __syncthreads();
+
+  scan_thread_runs<INCLUSIVE, Shape>(items, seeds, op(tile_prefix, warp_prefix), op);
+  if (full) store_full_tile<Shape>(out + start, items, vectorized);
+  else store_partial_tile<Shape>(out + start, items, valid);
+}
+// --8<-- [end:kernel]
+
+}  // namespace scanlab::single_pass
