@@ -50,7 +50,7 @@ struct Config {
   bool in_place = false;
   scanlab::TunableOptions tunable;  // --tile, --first-poll, --poll-every, --tuning
   // This program shows the staged kernel at every size; the scan object by itself stages from
-  // ch11::kStagedFrom elements up (--staged-from 33554432 does what it does).
+  // ch11::kStagedFrom elements up (--staged-from 33554432 picks the kernel as the scan object does).
   std::uint64_t staged_from = 0;
   scanlab::EmulatorScheduleOptions emu;  // --schedules, --emu-schedule, --emu-resident
 };
