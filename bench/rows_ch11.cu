@@ -36,8 +36,7 @@ void register_ch11_rows(Registry& reg) {
   add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_async_copy",
                                     "chapter 11: bulk copies into shared memory, 128 threads x 16 items x 4 chunks per "
                                     "tile; chapter 07's kernel below 2^25 elements");
-  ch11::Options staged;
-  staged.staged_from = 0;
+  const ch11::Options staged = ch11::kStageEverySize;
   add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_staged", "chapter 11's staged kernel at every size (128 x 16 x 4)",
                                     staged);
   add_ch11_row<ch11::Policy<128, 16, 8>>(reg, "ch11_128x16x8", "chapter 11, 128 threads x 16 items x 8 chunks", staged);
@@ -53,9 +52,8 @@ void register_ch11_tune_rows(Registry& reg, std::vector<TuneCandidate>& out) {
       c.is_default =
           shape == ch11::tuned_shapes().front() && p.first_ns == built_in.first_ns && p.every_ns == built_in.every_ns;
       c.row = "ch11 " + shape + " " + std::to_string(p.first_ns) + "/" + std::to_string(p.every_ns);
-      ch11::Options o;
+      ch11::Options o = ch11::kStageEverySize;  // the staged kernel, at every size tuned
       o.polls = {p.first_ns, p.every_ns};
-      o.staged_from = 0;  // the staged kernel at every size tuned
       ch11::with_tuned_policy(shape, [&](auto policy) {
         add_ch11_row<decltype(policy)>(reg, c.row, "chapter 11 tuning candidate", o);
       });

@@ -173,6 +173,10 @@ struct Options {
   std::size_t staged_from = kStagedFrom;                         // 0: stage at every size
 };
 
+// This chapter's staged kernel at every size, chapter 07's poll schedule: what the grader grades
+// and the tuner tunes.
+constexpr Options kStageEverySize = {single_pass::kDefaultPolls, 0};
+
 // The descriptors and the ticket of scans of up to max_n elements on the current device (one
 // allocation, reset by one cudaMemsetAsync before each launch: single_pass::DescriptorStorage),
 // reusable (not concurrently).
@@ -227,16 +231,21 @@ class AsyncCopyScan {
     return blocks;
   }
 
-  template <bool INCLUSIVE, class Op>
-  void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
-    if (n == 0) return;
-    if (!stages(n, o)) return run_in_registers<INCLUSIVE>(in, out, n, op, s);
-    const std::size_t tiles = tiles_for(n);
+  // A launch of `tiles` tiles for n elements: within the descriptors made, and numbered in 31 bits.
+  void check_tiles(std::size_t tiles, std::size_t n) const {
     if (tiles > storage_.max_tiles()) {
       throw std::invalid_argument("ch11::AsyncCopyScan: n = " + std::to_string(n) +
                                   " is more than this scan object was made for");
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch11::AsyncCopyScan: more than 2^31 - 1 tiles");
+  }
+
+  template <bool INCLUSIVE, class Op>
+  void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
+    if (n == 0) return;
+    if (!stages(n, o)) return run_in_registers<INCLUSIVE>(in, out, n, op, s);
+    const std::size_t tiles = tiles_for(n);
+    check_tiles(tiles, n);
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan");
     const std::size_t resident = resident_blocks<INCLUSIVE, Op>();
     storage_.reset(tiles, s);
@@ -252,10 +261,7 @@ class AsyncCopyScan {
   template <bool INCLUSIVE, class Op>
   void run_in_registers(const T* in, T* out, std::size_t n, Op op, cudaStream_t s) {
     const std::size_t tiles = register_tiles_for(n);
-    if (tiles > storage_.max_tiles()) {
-      throw std::invalid_argument("ch11::AsyncCopyScan: n = " + std::to_string(n) +
-                                  " is more than this scan object was made for");
-    }
+    check_tiles(tiles, n);
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan (chapter 07's kernel: n below staged_from)");
     using LookBack = single_pass::LibraryLookBack<single_pass::Lookback::warp>;
     auto* kernel = single_pass::single_pass_scan_kernel<RegisterShape, 1, INCLUSIVE, T, Desc, Op, LookBack>;

@@ -57,13 +57,19 @@ struct Config {
 
 using Launch = std::function<void(const void* in, void* out, std::size_t n)>;
 
+// The scan object's options from the command line (and the tuning file).
+ch11::Options scan_options(const Config& cfg) {
+  ch11::Options o;
+  o.polls = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
+  o.staged_from = static_cast<std::size_t>(cfg.staged_from);
+  return o;
+}
+
 template <class P, class T, class Op>
 Launch make_launch(const Config& cfg, std::size_t n, Op op) {
   auto scan = std::make_shared<ch11::AsyncCopyScan<T, P>>(n);
   const ScanKind kind = cfg.kind;
-  ch11::Options o;
-  o.polls = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
-  o.staged_from = static_cast<std::size_t>(cfg.staged_from);
+  const ch11::Options o = scan_options(cfg);
   return [scan, kind, op, o](const void* in, void* out, std::size_t count) {
     const T* i = static_cast<const T*>(in);
     T* d = static_cast<T*>(out);
@@ -106,9 +112,7 @@ int run(const Config& cfg, Op op) {
                            scanlab::type_label<T>() + (cfg.in_place ? ", in place" : "");
   nlohmann::json report =
       scanlab::scan_report<T>("11_async_copy_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
-  ch11::Options staging;
-  staging.staged_from = static_cast<std::size_t>(cfg.staged_from);
-  const bool staged = ch11::AsyncCopyScan<T>::stages(n, staging);
+  const bool staged = ch11::AsyncCopyScan<T>::stages(n, scan_options(cfg));
   report["kernel"] = staged ? "staged" : "registers (chapter 07's)";
   if (verbose && !staged) {
     std::cout << "n = " << n << " is below --staged-from " << cfg.staged_from

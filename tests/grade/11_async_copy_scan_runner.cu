@@ -17,14 +17,6 @@ using namespace scanlab::grading;
 
 namespace {
 
-// The student's staging is graded at every size: the scan object would run chapter 07's kernel
-// below Options::staged_from.
-const ch11::Options kStageEverySize = [] {
-  ch11::Options o;
-  o.staged_from = 0;
-  return o;
-}();
-
 // The monoids the checker uses: the explicit instantiations of the student's templates.
 template <class F>
 void with_chapter_monoid(const Call& call, F&& fn) {
@@ -68,8 +60,10 @@ SCANLAB_GRADE_ENTRY(async_copy_scan) {
           in,
           [&](T* d_in, T* d_out) {
             ch11::AsyncCopyScan<T, P> scan(n);
-            if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op, 0, kStageEverySize);
-            else scan.exclusive(d_in, d_out, n, op, 0, kStageEverySize);
+            // The student's staging at every size (by default the scan object would run chapter
+            // 07's kernel below Options::staged_from).
+            if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op, 0, ch11::kStageEverySize);
+            else scan.exclusive(d_in, d_out, n, op, 0, ch11::kStageEverySize);
           },
           call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     });
@@ -92,8 +86,11 @@ SCANLAB_GRADE_ENTRY(async_copy_scan_reused) {
       d_in.upload(in);
       for (int round = 0; round < rounds; ++round) {
         d_out.fill_poison();
-        if (kind == ScanKind::inclusive) scan.inclusive(d_in.data(), d_out.data(), in.size(), op, 0, kStageEverySize);
-        else scan.exclusive(d_in.data(), d_out.data(), in.size(), op, 0, kStageEverySize);
+        if (kind == ScanKind::inclusive) {
+          scan.inclusive(d_in.data(), d_out.data(), in.size(), op, 0, ch11::kStageEverySize);
+        } else {
+          scan.exclusive(d_in.data(), d_out.data(), in.size(), op, 0, ch11::kStageEverySize);
+        }
         SCANLAB_CHECK_SYNC();
         call.output(d_out.download());
       }
