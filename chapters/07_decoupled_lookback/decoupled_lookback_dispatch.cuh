@@ -72,9 +72,10 @@ struct Options {
 };
 
 // The descriptors and the ticket for scans of up to max_n elements; reusable (not concurrently).
-// One allocation: [ticket | status words or flags | aggregates | inclusive prefixes]; before each
-// scan ONE cudaMemsetAsync clears the ticket and the status part (values need no reset: a value is
-// read only after its flag says it is there). The reset is part of the timed operation.
+// One allocation, two sides of [ticket | status words or flags] used by scans in turn, then the
+// aggregates and inclusive prefixes: each scan's blocks clear the side the scan before used, so no
+// scan waits for a memset (scanlab/single_pass/descriptor_storage.cuh). Values need no reset: a
+// value is read only after its flag says it is there.
 template <class T, class P = DefaultPolicy>
 class DecoupledLookbackScan {
  public:
@@ -103,7 +104,7 @@ class DecoupledLookbackScan {
   // worst. For tests and diagnosis only: no scan reads this back.
   std::vector<Status> tile_statuses(std::size_t n) {
     const std::size_t tiles = std::min(tiles_for(n), storage_.max_tiles());
-    const Desc d = view({});
+    const Desc d = storage_.view();
     std::vector<Status> statuses(tiles, kInvalid);
     if constexpr (kDescriptors == Descriptors::fused) {
       std::vector<unsigned long long> words(tiles);
@@ -118,9 +119,8 @@ class DecoupledLookbackScan {
   }
 
  private:
-  // The descriptors' device view, with the tracing probe of this launch.
-  Desc view(const LookbackProbe& probe) {
-    Desc d = storage_.view();
+  // A launch's descriptors, with the tracing probe of this launch.
+  static Desc with_probe(Desc d, const LookbackProbe& probe) {
     d.probe = probe;
     return d;
   }
@@ -135,8 +135,7 @@ class DecoupledLookbackScan {
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch07::DecoupledLookbackScan: more than 2^31 - 1 tiles");
     SCANLAB_NVTX_RANGE("ch07::decoupled_lookback_scan");
-    storage_.reset(tiles, s);
-    unsigned* ticket = storage_.ticket();
+    const auto launch = storage_.next_launch(tiles, s);
     const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
     // The one-wave rule; the occupancy is asked once per kernel instantiation and process (mixed
     // GPU models in one process would only make this timing choice less exact).
@@ -144,9 +143,11 @@ class DecoupledLookbackScan {
                                                         ChapterLookBack<P::kLookback>>;
     static const std::size_t resident = scanlab::resident_blocks(kernel, Shape::BLOCK_THREADS);
     const PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
-    kernel<<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(
-        in, out, n, view(o.probe), ticket, o.order, vectorized, polls, op, ChapterLookBack<P::kLookback>{});
+    kernel<<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, with_probe(launch.desc, o.probe),
+                                                                         launch.ticket, o.order, vectorized, polls, op,
+                                                                         ChapterLookBack<P::kLookback>{});
     SCANLAB_CHECK_LAUNCH();
+    storage_.launched();
   }
 
   single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;

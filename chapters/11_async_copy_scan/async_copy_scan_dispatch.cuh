@@ -65,8 +65,8 @@ using DefaultPolicy = Policy<128, 16, 4>;
 // --8<-- [start:kernel]
 template <class Chunk, int CHUNKS, bool INCLUSIVE, class T, class Desc, class Op>
 __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
-    async_copy_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, unsigned* ticket, bool staged,
-                           single_pass::PollSchedule polls, Op op) {
+    async_copy_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, single_pass::Ticket ticket,
+                           bool staged, single_pass::PollSchedule polls, Op op) {
   constexpr int kTileItems = CHUNKS * Chunk::TILE_ITEMS;
   extern __shared__ __align__(128) unsigned char stage_bytes[];  // CHUNKS x Chunk::TILE_ITEMS elements
   T* stage = reinterpret_cast<T*>(stage_bytes);
@@ -77,9 +77,10 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
 
   if (threadIdx.x == 0) {
     for (int c = 0; c < CHUNKS; ++c) init(&landed[c], Chunk::BLOCK_THREADS);
-    tile_slot = atomicAdd(ticket, 1u);  // the tile number (chapter 06): blocks that started before this one
+    tile_slot = atomicAdd(ticket.counter, 1u);  // the tile number (chapter 06): blocks that started before this one
   }
-  __syncthreads();  // the barriers are set up and the tile number is known
+  single_pass::clear_stale(ticket);  // the previous scan's descriptors, for the next scan
+  __syncthreads();                   // the barriers are set up and the tile number is known
   const unsigned tile = tile_slot;
   const std::size_t start = static_cast<std::size_t>(tile) * kTileItems;
   const std::size_t left = n - start;
@@ -248,13 +249,14 @@ class AsyncCopyScan {
     check_tiles(tiles, n);
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan");
     const std::size_t resident = resident_blocks<INCLUSIVE, Op>();
-    storage_.reset(tiles, s);
+    const auto launch = storage_.next_launch(tiles, s);
     const bool staged = single_pass::aligned16(in) && single_pass::aligned16(out);
     const single_pass::PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
     async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>
-        <<<static_cast<unsigned>(tiles), Chunk::BLOCK_THREADS, kStageBytes, s>>>(in, out, n, storage_.view(),
-                                                                                 storage_.ticket(), staged, polls, op);
+        <<<static_cast<unsigned>(tiles), Chunk::BLOCK_THREADS, kStageBytes, s>>>(in, out, n, launch.desc, launch.ticket,
+                                                                                 staged, polls, op);
     SCANLAB_CHECK_LAUNCH();
+    storage_.launched();
   }
 
   // Chapter 07's scan: the library's single-pass kernel, chapter 07's tile and poll schedule.
@@ -266,13 +268,13 @@ class AsyncCopyScan {
     using LookBack = single_pass::LibraryLookBack<single_pass::Lookback::warp>;
     auto* kernel = single_pass::single_pass_scan_kernel<RegisterShape, 1, INCLUSIVE, T, Desc, Op, LookBack>;
     static const std::size_t resident = scanlab::resident_blocks(kernel, RegisterShape::BLOCK_THREADS);
-    storage_.reset(tiles, s);
+    const auto launch = storage_.next_launch(tiles, s);
     const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
     const single_pass::PollSchedule polls = single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident);
     kernel<<<static_cast<unsigned>(tiles), RegisterShape::BLOCK_THREADS, 0, s>>>(
-        in, out, n, storage_.view(), storage_.ticket(), single_pass::TileOrder::ticket, vectorized, polls, op,
-        LookBack{});
+        in, out, n, launch.desc, launch.ticket, single_pass::TileOrder::ticket, vectorized, polls, op, LookBack{});
     SCANLAB_CHECK_LAUNCH();
+    storage_.launched();
   }
 
   single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;

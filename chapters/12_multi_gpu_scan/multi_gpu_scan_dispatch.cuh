@@ -76,8 +76,8 @@ enum class TileWork { inclusive, exclusive, reduce };
 // --8<-- [start:kernel]
 template <class Shape, int MIN_BLOCKS, single_pass::Lookback L, TileWork WORK, class T, class Desc, class Op>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
-    seeded_scan_kernel(const T* in, T* out, std::size_t n, T seed, T* total, Desc descriptors, unsigned* ticket,
-                       bool vectorized, single_pass::PollSchedule polls, Op op) {
+    seeded_scan_kernel(const T* in, T* out, std::size_t n, T seed, T* total, Desc descriptors,
+                       single_pass::Ticket ticket, bool vectorized, single_pass::PollSchedule polls, Op op) {
   __shared__ single_pass::WarpTotals<Shape, T> warp_totals;
   __shared__ unsigned tile_slot;
   __shared__ T tile_prefix;
@@ -128,8 +128,8 @@ __global__ void add_offset_kernel(T* data, std::size_t n, T offset, Op op) {
 
 // The descriptors and the ticket for scans of up to max_n elements on the current device; reusable
 // (not concurrently). As chapter 07's DecoupledLookbackScan (single_pass::DescriptorStorage: one
-// allocation, reset by one cudaMemsetAsync before each launch), plus room in its header for the
-// slice's total, after the ticket.
+// allocation, two sides that launches use in turn, each launch clearing the other), plus room in its
+// header for the slice's total.
 template <class T, class P = DefaultPolicy>
 class SeededScan {
  public:
@@ -159,13 +159,13 @@ class SeededScan {
   }
 
   // A device element the scans can put a total in (part of this object's storage).
-  T* total_slot() { return reinterpret_cast<T*>(storage_.header() + kTotalAt); }
+  T* total_slot() { return reinterpret_cast<T*>(storage_.header()); }
 
  private:
-  static constexpr std::size_t kTotalAt = 16;  // the ticket, padded, then the total, padded
-  static constexpr std::size_t kHeader = kTotalAt + (sizeof(T) + 15) / 16 * 16;
+  static constexpr std::size_t kHeader = sizeof(T);  // the total
   template <TileWork WORK, class Op>
-  using Kernel = void (*)(const T*, T*, std::size_t, T, T*, Desc, unsigned*, bool, single_pass::PollSchedule, Op);
+  using Kernel = void (*)(const T*, T*, std::size_t, T, T*, Desc, single_pass::Ticket, bool, single_pass::PollSchedule,
+                          Op);
 
   template <TileWork WORK, class Op>
   static Kernel<WORK, Op> kernel() {
@@ -186,14 +186,15 @@ class SeededScan {
                                   " is more than this scan object was made for");
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch12::SeededScan: more than 2^31 - 1 tiles");
-    storage_.reset(tiles, s);
+    const auto launch = storage_.next_launch(tiles, s);
     const bool vectorized = single_pass::aligned16(in) && (out == nullptr || single_pass::aligned16(out));
     const single_pass::PollSchedule polls =
         single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident_blocks<WORK, Op>());
     seeded_scan_kernel<Shape, P::kMinBlocksPerSm, P::kLookback, WORK, T, Desc, Op>
-        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, seed, total, storage_.view(),
-                                                                       storage_.ticket(), vectorized, polls, op);
+        <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, seed, total, launch.desc,
+                                                                       launch.ticket, vectorized, polls, op);
     SCANLAB_CHECK_LAUNCH();
+    storage_.launched();
   }
 
   // The one-wave rule's count, asked once per kernel and process (a rank is a process of its own).

@@ -16,6 +16,7 @@
 #include "scanlab/monoid.hpp"
 #include "scanlab/oracle.hpp"
 #include "scanlab/random.hpp"
+#include "scanlab/single_pass/descriptor_storage.cuh"
 #include "scanlab/single_pass/lookback.cuh"
 #include "scanlab/single_pass/policy.cuh"
 #include "scanlab/single_pass/polls.cuh"
@@ -23,6 +24,8 @@
 #include "scanlab/single_pass/tile.cuh"
 #include "scanlab/testing.hpp"
 #include "scanlab/verify.hpp"
+
+#include "../../common/include/scanlab/single_pass/scan_kernel.cuh"  // by path: it has a kernel
 
 #if defined(SCANLAB_EMU)
 #include <scanlab_emu/options.hpp>
@@ -359,6 +362,64 @@ TEST_CASE("single_pass: a scan over the library's look-back equals the oracle, e
   }
   const std::vector<I> big = scan_input<I>(4096 * 5 + 3, 500);
   library_scan_matches_oracle<sp::DefaultPolicy>(big, Plus<I>{});
+}
+
+namespace {
+// Scans with the library's kernel on one DescriptorStorage, launch after launch: the storage's
+// two sides, each cleared by the launch after the one that used it, and the memset it falls back
+// on when a launch did not report back (launched() not called).
+template <class P, class T, class Op>
+struct StorageScanner {
+  using Shape = typename P::template Shape<T>;
+  static constexpr sp::Descriptors kD = sp::resolve_descriptors<T>(P::kDescriptors);
+  using Desc = sp::TileDescriptors<T, kD>;
+  sp::DescriptorStorage<T, kD, Desc> storage;
+  explicit StorageScanner(std::size_t max_tiles) : storage(max_tiles) {}
+
+  bool scan_matches_oracle(std::size_t tiles, std::uint64_t stream, bool report_launch) {
+    const std::size_t n = tiles * Shape::TILE_ITEMS - 1;  // a partial last tile
+    const std::vector<T> in = scan_input<T>(n, stream);   // new values each time: stale flags would show
+    scanlab::DeviceBuffer<T> d_in(in), d_out(n);
+    d_out.fill_poison();
+    const auto launch = storage.next_launch(tiles, 0);
+    // A launch that does not report back stands for one that failed: it clears nothing.
+    const sp::Ticket ticket = report_launch ? launch.ticket : sp::Ticket{launch.ticket.counter, nullptr, 0};
+    using LookBack = sp::LibraryLookBack<P::kLookback>;
+    auto* kernel = sp::single_pass_scan_kernel<Shape, 1, false, T, Desc, Op, LookBack>;
+    kernel<<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS>>>(d_in.data(), d_out.data(), n, launch.desc, ticket,
+                                                                   sp::TileOrder::ticket, true, sp::PollSchedule{0, 0},
+                                                                   Op{}, LookBack{});
+    SCANLAB_CHECK_SYNC();
+    if (report_launch) storage.launched();
+    const scanlab::VerifyResult r = scanlab::verify_exact(scanlab::exclusive_scan_oracle(in, Op{}), d_out.download());
+    INFO("tiles = " << tiles << ", launched() " << (report_launch ? "called" : "not called"));
+    INFO(r.message());
+    CHECK(r.ok);
+    return r.ok;
+  }
+};
+
+template <class P, class T, class Op>
+void scans_on_one_storage() {
+  StorageScanner<P, T, Op> scanner(9);
+  // Growing, shrinking, the same size twice: each launch's side was last used two launches ago,
+  // with other tiles counts and other values.
+  std::uint64_t stream = 700;
+  for (const std::size_t tiles : {5, 2, 9, 9, 1, 7, 3})
+    if (!scanner.scan_matches_oracle(tiles, stream++, true)) return;
+  // A launch that did not report back (and cleared nothing) leaves its predecessor's side dirty:
+  // the launch after it uses that side, so it must get a memset.
+  if (!scanner.scan_matches_oracle(6, stream++, false)) return;
+  if (!scanner.scan_matches_oracle(8, stream++, true)) return;
+  scanner.scan_matches_oracle(4, stream++, true);
+}
+}  // namespace
+
+TEST_CASE("single_pass: one DescriptorStorage serves launch after launch without a memset between them") {
+  using I = std::int32_t;
+  scans_on_one_storage<Tiny<sp::Descriptors::fused, sp::Lookback::warp>, I, Plus<I>>();
+  scans_on_one_storage<Tiny<sp::Descriptors::fenced, sp::Lookback::serial>, I, Plus<I>>();
+  scans_on_one_storage<Tiny<sp::Descriptors::automatic, sp::Lookback::warp>, U32Map, AffineCompose<std::uint32_t>>();
 }
 
 #if defined(SCANLAB_EMU)

@@ -64,11 +64,12 @@ struct Specialized {
   }
   void run(const int* in, int* out, std::size_t n) {
     const std::size_t tiles = (n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
-    storage.reset(tiles, 0);
+    // These kernels do not clear the other side: without launched(), each launch is given a memset.
+    const auto launch = storage.next_launch(tiles, 0);
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(grid, tiles));
     const auto polls = scanlab::single_pass::polls_for_grid(scanlab::single_pass::kDefaultPolls, tiles, grid);
     ch11::specialized_scan_kernel<Shape, STAGES, MINB, false, int, Desc, Plus>
-        <<<blocks, THREADS + 32, kRing>>>(in, out, n, storage.view(), storage.ticket(), true, polls, Plus{});
+        <<<blocks, THREADS + 32, kRing>>>(in, out, n, launch.desc, launch.ticket.counter, true, polls, Plus{});
     CK(cudaGetLastError());
   }
 };
@@ -87,12 +88,12 @@ struct WarpTiled {
   }
   void run(const int* in, int* out, std::size_t n) {
     const std::size_t tiles = (n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
-    storage.reset(tiles, 0);
+    const auto launch = storage.next_launch(tiles, 0);  // (a memset each time, as above)
     const std::size_t need = (tiles + WARPS - 1) / WARPS;
     const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(grid, need));
     const auto polls = scanlab::single_pass::polls_for_grid(scanlab::single_pass::kDefaultPolls, tiles, grid * WARPS);
     ch11::warp_tile_scan_kernel<Shape, WARPS, SPW, MINB, false, int, Desc, Plus>
-        <<<blocks, 32 * (WARPS + 1), kRing>>>(in, out, n, storage.view(), storage.ticket(), true, polls, Plus{});
+        <<<blocks, 32 * (WARPS + 1), kRing>>>(in, out, n, launch.desc, launch.ticket.counter, true, polls, Plus{});
     CK(cudaGetLastError());
   }
 };

@@ -1,13 +1,13 @@
-// scanlab/single_pass/descriptor_storage.cuh: the device memory of a single-pass scan's tiles: a
-// header (the ticket in its first four bytes, and whatever else a scan keeps beside it), then the
-// tiles' descriptors, in ONE allocation, so that one cudaMemsetAsync before each launch resets the
-// ticket and every tile's status together (chapters 07, 11 and 12).
+// scanlab/single_pass/descriptor_storage.cuh: the device memory of a single-pass scan's tiles
+// (chapters 07, 11 and 12), in ONE allocation:
 //
-//   [ header | status words (fused: 8 bytes per tile) or flags (fenced: 4) | aggregates | inclusive prefixes ]
-//                                                                           (fenced only, sizeof(T) each)
+//   [ header | side 0: ticket, status words | side 1: ticket, status words | aggregates | inclusives ]
+//     (the scan's own, optional)  (fused: 8 bytes per tile, fenced: 4)       (fenced only, sizeof(T) each)
 //
-// Only the header and the status part are cleared: a fenced tile's values are read only after its
-// flag says they were written.
+// Launches use the two sides in turn, and each launch's blocks clear the side the launch before it
+// used (protocol.cuh, Ticket). So a scan never waits for a memset: the next launch's side is already
+// zero. Only the first launch after a failed one pays a cudaMemsetAsync. A fenced tile's values need
+// no clearing: they are read only after its flag says they were written.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,50 +16,78 @@
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
-#include <scanlab/single_pass/policy.cuh>  // Descriptors
+#include <scanlab/single_pass/policy.cuh>    // Descriptors
+#include <scanlab/single_pass/protocol.cuh>  // Ticket
 
 namespace scanlab::single_pass {
 
 // Desc: the device view to fill: single_pass::TileDescriptors<T, D> (lookback.cuh), or a type with
 // the same fields (chapter 07's own, which adds its tracing probe; this header does not include
 // lookback.cuh, so that chapter 07, which defines those names itself, can use it).
+// Reusable, not concurrently: launches from one object must follow each other on one stream (or be
+// ordered by the caller).
 template <class T, Descriptors D, class Desc>
 class DescriptorStorage {
   static_assert(D != Descriptors::automatic, "resolve the descriptor kind first (resolve_descriptors<T>)");
 
  public:
-  // Room for max_tiles tiles, after header_bytes (at least 4, for the ticket; rounded up to 16).
-  explicit DescriptorStorage(std::size_t max_tiles, std::size_t header_bytes = 16)
-      : max_tiles_(max_tiles), header_(align16(header_bytes < 4 ? 4 : header_bytes)), storage_(bytes_for(max_tiles)) {}
+  // What one launch is given: its descriptors, and its ticket (which names the stale side to clear).
+  struct Launch {
+    Desc desc;
+    Ticket ticket;
+  };
 
-  std::size_t max_tiles() const { return max_tiles_; }
-  unsigned* ticket() { return reinterpret_cast<unsigned*>(storage_.data()); }
-  unsigned char* header() { return storage_.data(); }
-
-  // Zero the header and the status of the first `tiles` tiles (stream-ordered, before the launch).
-  void reset(std::size_t tiles, cudaStream_t s) {
-    SCANLAB_CUDA_CHECK(cudaMemsetAsync(storage_.data(), 0, header_ + status_bytes(tiles), s));
+  // Room for max_tiles tiles, and header_bytes of the scan's own before them (see header()).
+  explicit DescriptorStorage(std::size_t max_tiles, std::size_t header_bytes = 0)
+      : max_tiles_(max_tiles), header_(align16(header_bytes)), storage_(bytes_for(max_tiles)) {
+    SCANLAB_CUDA_CHECK(cudaMemset(storage_.data(), 0, side_offset(2)));  // both sides start clean (values need not)
   }
 
+  std::size_t max_tiles() const { return max_tiles_; }
+  // The scan's own bytes (header_bytes of them, 16-byte aligned); never cleared.
+  unsigned char* header() { return storage_.data(); }
+
+  // The next launch of `tiles` tiles (at most max_tiles()): its side is zero, by a memset on s only
+  // if the launch that should have cleared it did not report back. Call launched() once the launch
+  // has gone out without an error.
+  Launch next_launch(std::size_t tiles, cudaStream_t s) {
+    const int use = 1 - side_;
+    if (dirty_words_[use] != 0) {
+      SCANLAB_CUDA_CHECK(cudaMemsetAsync(side_words(use), 0, dirty_words_[use] * sizeof(unsigned), s));
+    }
+    const Ticket ticket{side_words(use), side_words(side_), dirty_words_[side_]};
+    dirty_words_[use] = (kTicketBytes + status_bytes(tiles)) / sizeof(unsigned);
+    side_ = use;
+    return {view(), ticket};
+  }
+
+  // The launch from next_launch went out: its blocks clear the other side.
+  void launched() { dirty_words_[1 - side_] = 0; }
+
+  // The descriptors of the latest launch (to read statuses back after it).
   Desc view() {
-    unsigned char* base = storage_.data();
+    unsigned char* side = storage_.data() + side_offset(side_) + kTicketBytes;
     Desc d{};
     if constexpr (D == Descriptors::fused) {
-      d.words = reinterpret_cast<unsigned long long*>(base + header_);
+      d.words = reinterpret_cast<unsigned long long*>(side);
     } else {
-      const std::size_t values = align16(header_ + status_bytes(max_tiles_));
-      d.flags = reinterpret_cast<unsigned*>(base + header_);
-      d.aggregates = reinterpret_cast<T*>(base + values);
-      d.inclusives = reinterpret_cast<T*>(base + values + align16(max_tiles_ * sizeof(T)));
+      const std::size_t values = side_offset(2);
+      d.flags = reinterpret_cast<unsigned*>(side);
+      d.aggregates = reinterpret_cast<T*>(storage_.data() + values);
+      d.inclusives = reinterpret_cast<T*>(storage_.data() + values + align16(max_tiles_ * sizeof(T)));
     }
     return d;
   }
 
  private:
+  static constexpr std::size_t kTicketBytes = 16;  // the ticket's counter, padded
   static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
   static std::size_t status_bytes(std::size_t tiles) { return D == Descriptors::fused ? tiles * 8 : tiles * 4; }
+  std::size_t side_bytes() const { return align16(kTicketBytes + status_bytes(max_tiles_)); }
+  std::size_t side_offset(int side) const { return header_ + side * side_bytes(); }  // side 2: the values
+  unsigned* side_words(int side) { return reinterpret_cast<unsigned*>(storage_.data() + side_offset(side)); }
   std::size_t bytes_for(std::size_t tiles) const {
-    std::size_t b = align16(header_ + status_bytes(tiles));
+    std::size_t b = side_offset(2);
     if (D == Descriptors::fenced) b += 2 * align16(tiles * sizeof(T));
     return b;
   }
@@ -67,6 +95,8 @@ class DescriptorStorage {
   std::size_t max_tiles_;
   std::size_t header_;
   scanlab::DeviceBuffer<unsigned char> storage_;
+  int side_ = 1;                         // the side of the latest launch; the first launch uses side 0
+  std::size_t dirty_words_[2] = {0, 0};  // per side: the 32-bit words a launch may have left non-zero
 };
 
 }  // namespace scanlab::single_pass

@@ -3,6 +3,8 @@
 //
 //   load_volatile, store_volatile   reading and writing what other blocks publish
 //   TileOrder, dynamic_tile_index   a block's tile number: an atomic ticket (chapter 06)
+//   Ticket, clear_stale             a launch's ticket, and the previous launch's descriptors that its
+//                                   blocks clear for the next one (no memset between scans)
 //   Status                          a tile's status flag X / A / P (chapter 07)
 //
 // Builds on Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back"
@@ -11,6 +13,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstring>
 
 namespace scanlab::single_pass {
@@ -67,6 +70,34 @@ __device__ __forceinline__ unsigned dynamic_tile_index(unsigned* ticket, TileOrd
   if (threadIdx.x == 0) shared_slot = order == TileOrder::ticket ? atomicAdd(ticket, 1u) : blockIdx.x;
   __syncthreads();
   return shared_slot;
+}
+
+// A launch's ticket, as DescriptorStorage hands it out. Its storage has two sides, used by
+// launches in turn: this launch takes tile numbers from `counter` (zero before the launch) and
+// publishes on its own side, while its blocks clear the other side, which the previous launch left
+// dirty: its counter and status words, `stale_words` 32-bit words at `stale`. So the next launch
+// finds its side at zero without a cudaMemsetAsync before it: a separate operation on the stream,
+// which the launch would wait for.
+struct Ticket {
+  unsigned* counter;
+  unsigned* stale;
+  std::size_t stale_words;
+};
+
+// Every thread of every block: zero this block's share of the previous launch's words (a
+// grid-stride loop, at most one or two stores per thread at any size; nothing of this launch reads
+// them).
+__device__ __forceinline__ void clear_stale(const Ticket& ticket) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < ticket.stale_words;
+       i += stride)
+    ticket.stale[i] = 0;
+}
+
+// dynamic_tile_index on a launch's ticket, which also clears this block's share of the stale side.
+__device__ __forceinline__ unsigned dynamic_tile_index(const Ticket& ticket, TileOrder order, unsigned& shared_slot) {
+  clear_stale(ticket);
+  return dynamic_tile_index(ticket.counter, order, shared_slot);
 }
 
 // ---- what a tile publishes ----------------------------------------------------------------------

@@ -31,7 +31,7 @@ namespace scanlab::single_pass {
 // --8<-- [start:kernel]
 template <class Shape, int MIN_BLOCKS, bool INCLUSIVE, class T, class Desc, class Op, class LookBack>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
-    single_pass_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, unsigned* ticket, TileOrder order,
+    single_pass_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, Ticket ticket, TileOrder order,
                             bool vectorized, PollSchedule polls, Op op, LookBack look_back) {
   __shared__ WarpTotals<Shape, T> warp_totals;
   __shared__ unsigned tile_slot;
