@@ -39,6 +39,7 @@
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/nvtx.hpp>
 #include <scanlab/occupancy.hpp>
+#include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/tile.cuh>
 
@@ -106,9 +107,9 @@ struct SinglePassStorage {
 // --8<-- [start:single_pass_kernel]
 template <class Shape, bool kPartition, class T, class Pred>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SinglePassPolicy::kMinBlocksPerSm)
-    select_if_single_pass_kernel(const T* in, T* out, std::size_t n, CountDescriptors descriptors, unsigned* ticket,
-                                 unsigned* d_num_selected, bool vectorized, single_pass::PollSchedule polls,
-                                 Pred pred) {
+    select_if_single_pass_kernel(const T* in, T* out, std::size_t n, CountDescriptors descriptors,
+                                 single_pass::Ticket ticket, unsigned* d_num_selected, bool vectorized,
+                                 single_pass::PollSchedule polls, Pred pred) {
   __shared__ SinglePassStorage<Shape, T> s;
   CountDescriptors desc = descriptors;
   const unsigned tile = single_pass::dynamic_tile_index(ticket, single_pass::TileOrder::ticket, s.tile_slot);
@@ -203,12 +204,13 @@ constexpr single_pass::PollSchedule kPartitionPolls = {2800, 900};
 
 inline std::size_t single_pass_tiles(std::size_t n) { return (n + kSinglePassTile - 1) / kSinglePassTile; }
 
-// The ticket and one descriptor word per tile, for up to n elements. Reset before every run (timed
-// with it, as CUB's init kernel is).
+// The ticket and one descriptor word per tile, for up to n elements: chapter 07's storage, whose
+// two sides runs use in turn, each run's blocks clearing the side the run before used (no memset
+// between runs; scanlab/single_pass/descriptor_storage.cuh). Reusable, not concurrently.
 struct SinglePassWorkspace {
-  explicit SinglePassWorkspace(std::size_t n) : capacity(n), storage(2 + single_pass_tiles(n)) {}
+  explicit SinglePassWorkspace(std::size_t n) : capacity(n), storage(single_pass_tiles(n)) {}
   std::size_t capacity;
-  scanlab::DeviceBuffer<unsigned long long> storage;  // [ticket, padding, words...]
+  single_pass::DescriptorStorage<unsigned, single_pass::Descriptors::fused, CountDescriptors> storage;
 };
 
 namespace detail {
@@ -229,10 +231,7 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   using Shape = SinglePassShape<T>;
   static_assert(Shape::TILE_ITEMS == kSinglePassTile, "the workspace counts tiles of kSinglePassTile");
   const std::size_t tiles = single_pass_tiles(n);
-  SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.storage.data(), 0, (2 + tiles) * sizeof(unsigned long long), s));
-  CountDescriptors desc{};
-  desc.words = ws.storage.data() + 2;
-  unsigned* ticket = reinterpret_cast<unsigned*>(ws.storage.data());
+  const auto launch = ws.storage.next_launch(tiles, s);
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
   static const std::size_t resident =
       scanlab::resident_blocks(select_if_single_pass_kernel<Shape, kPartition, T, Pred>, Shape::BLOCK_THREADS);
@@ -241,9 +240,10 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   // Only the loads are vectorized; the stores go out one element per thread, densely.
   const bool vectorized = single_pass::aligned16(d_in);
   select_if_single_pass_kernel<Shape, kPartition, T, Pred>
-      <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(d_in, d_out, n, desc, ticket, d_num_selected,
-                                                                     vectorized, polls, pred);
+      <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(d_in, d_out, n, launch.desc, launch.ticket,
+                                                                     d_num_selected, vectorized, polls, pred);
   SCANLAB_CHECK_LAUNCH();
+  ws.storage.launched();
 }
 
 }  // namespace detail

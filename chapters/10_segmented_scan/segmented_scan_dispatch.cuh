@@ -20,6 +20,7 @@
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
 #include <scanlab/occupancy.hpp>
+#include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/lookback.cuh>  // chapter 07's decoupled look-back, as a library
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
@@ -183,7 +184,7 @@ __device__ __forceinline__ void load_flag_words(const std::uint8_t* tile_flags, 
 template <class Shape, bool INCLUSIVE, class T, class Op, class Heads, class ExclusiveStore>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SegmentedPolicy::kMinBlocksPerSm)
     segmented_scan_single_pass_kernel(const T* in, T* out, std::size_t n, Heads heads, ExclusiveStore store,
-                                      FlaggedDescriptors<T> descriptors, unsigned* ticket, bool vectorized,
+                                      FlaggedDescriptors<T> descriptors, single_pass::Ticket ticket, bool vectorized,
                                       single_pass::PollSchedule polls) {
   using F = Flagged<T>;
   const Segmented<Op> seg;
@@ -265,46 +266,27 @@ struct NoStore {
 };
 
 // The descriptors and the ticket for segmented scans of up to n elements of T; reusable (not
-// concurrently). One allocation: [ticket | fused words], or [ticket | status flags | aggregates |
-// inclusive prefixes] for wide values; before each scan one cudaMemsetAsync clears the ticket and the
-// status part (timed with the scan).
+// concurrently). Chapter 07's storage (scanlab/single_pass/descriptor_storage.cuh): fused words, or
+// status flags and (head, value) pairs for wide values; two sides that scans use in turn, each
+// scan's blocks clearing the side the scan before used, so no scan waits for a memset.
 template <class T>
 class SegmentedScanWorkspace {
  public:
-  explicit SegmentedScanWorkspace(std::size_t n)
-      : capacity(n), tiles_(tiles_for(n)), storage_(kHeader + 3 * align16(tiles_ * sizeof(Flagged<T>))) {}
+  explicit SegmentedScanWorkspace(std::size_t n) : capacity(n), storage_(tiles_for(n)) {}
 
   static std::size_t tiles_for(std::size_t n) {
     return (n + SegmentedShape<T>::TILE_ITEMS - 1) / SegmentedShape<T>::TILE_ITEMS;
   }
   std::size_t capacity;
 
-  // Clears the ticket and the flags of the first `tiles` tiles, on stream s.
-  void reset(std::size_t tiles, cudaStream_t s) {
-    SCANLAB_CUDA_CHECK(cudaMemsetAsync(storage_.data(), 0, kHeader + tiles * kStatusBytes, s));
-  }
-  unsigned* ticket() { return reinterpret_cast<unsigned*>(storage_.data()); }
-  FlaggedDescriptors<T> descriptors() {
-    unsigned char* base = storage_.data();
-    FlaggedDescriptors<T> d{};
-    if constexpr (kFused) {
-      d.words = reinterpret_cast<unsigned long long*>(base + kHeader);
-    } else {
-      const std::size_t values = align16(tiles_ * sizeof(Flagged<T>));
-      d.flags = reinterpret_cast<unsigned*>(base + kHeader);
-      d.aggregates = reinterpret_cast<Flagged<T>*>(base + kHeader + values);
-      d.inclusives = reinterpret_cast<Flagged<T>*>(base + kHeader + 2 * values);
-    }
-    return d;
-  }
+  // The descriptors and ticket of the next scan of `tiles` tiles; launched() once it went out.
+  auto next_launch(std::size_t tiles, cudaStream_t s) { return storage_.next_launch(tiles, s); }
+  void launched() { storage_.launched(); }
 
  private:
-  static constexpr bool kFused = sizeof(T) <= 4;
-  static constexpr std::size_t kStatusBytes = kFused ? 8 : 4;  // a fused word, or a flag
-  static constexpr std::size_t kHeader = 16;                   // the ticket, padded
-  static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
-  std::size_t tiles_;
-  scanlab::DeviceBuffer<unsigned char> storage_;
+  static constexpr single_pass::Descriptors kDescriptors =
+      single_pass::resolve_descriptors<T>(SegmentedPolicy::kDescriptors);
+  single_pass::DescriptorStorage<Flagged<T>, kDescriptors, FlaggedDescriptors<T>> storage_;
 };
 
 namespace detail {
@@ -322,7 +304,7 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
   if (n == 0) return;
   const std::size_t tiles = SegmentedScanWorkspace<T>::tiles_for(n);
   if (tiles > 0x7fffffffu) throw std::invalid_argument("ch10: more than 2^31 - 1 tiles");
-  ws.reset(tiles, s);
+  const auto launch = ws.next_launch(tiles, s);
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
   static const std::size_t resident =
       scanlab::resident_blocks(segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>,
@@ -335,8 +317,9 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
   }
   segmented_scan_single_pass_kernel<SegmentedShape<T>, INCLUSIVE, T, Op, Heads, Store>
       <<<static_cast<unsigned>(tiles), SegmentedPolicy::kBlockThreads, 0, s>>>(
-          d_in, d_out, n, heads, store, ws.descriptors(), ws.ticket(), vectorized, polls);
+          d_in, d_out, n, heads, store, launch.desc, launch.ticket, vectorized, polls);
   SCANLAB_CHECK_LAUNCH();
+  ws.launched();
 }
 }  // namespace detail
 
