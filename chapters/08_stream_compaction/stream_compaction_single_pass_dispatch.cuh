@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SinglePassPolicy::kMinBl
                                  single_pass::PollSchedule polls, Pred pred) {
   __shared__ SinglePassStorage<Shape, T> s;
   CountDescriptors desc = descriptors;
-  const unsigned tile = single_pass::dynamic_tile_index(ticket, single_pass::TileOrder::ticket, s.tile_slot);
+  const unsigned tile = single_pass::dynamic_tile_index(ticket.counter, single_pass::TileOrder::ticket, s.tile_slot);
   const std::size_t start = static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
   const int valid = single_pass::valid_in_tile<Shape>(n, tile);
   const int warp = scanlab::warp_id();
@@ -189,6 +189,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SinglePassPolicy::kMinBl
     }
   }
   if (tile == gridDim.x - 1 && threadIdx.x == 0) *d_num_selected = static_cast<unsigned>(kept_before + count);
+  single_pass::clear_stale(ticket);  // the previous run's descriptors, for the next run
 }
 // --8<-- [end:single_pass_kernel]
 

@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SegmentedPolicy::kMinBlo
   __shared__ unsigned tile_slot;
   __shared__ F tile_prefix;
   FlaggedDescriptors<T> desc = descriptors;
-  const unsigned tile = single_pass::dynamic_tile_index(ticket, single_pass::TileOrder::ticket, tile_slot);
+  const unsigned tile = single_pass::dynamic_tile_index(ticket.counter, single_pass::TileOrder::ticket, tile_slot);
   const std::size_t start = static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
   const int valid = single_pass::valid_in_tile<Shape>(n, tile);
   const int warp = scanlab::warp_id();
@@ -256,6 +256,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SegmentedPolicy::kMinBlo
     if (valid == Shape::TILE_ITEMS) single_pass::store_full_tile<Shape>(out + start, values, vectorized);
     else single_pass::store_partial_tile<Shape>(out + start, values, valid);
   }
+  single_pass::clear_stale(ticket);  // the previous scan's descriptors, for the next scan
 }
 // --8<-- [end:single_pass_kernel]
 

@@ -79,8 +79,7 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
     for (int c = 0; c < CHUNKS; ++c) init(&landed[c], Chunk::BLOCK_THREADS);
     tile_slot = atomicAdd(ticket.counter, 1u);  // the tile number (chapter 06): blocks that started before this one
   }
-  single_pass::clear_stale(ticket);  // the previous scan's descriptors, for the next scan
-  __syncthreads();                   // the barriers are set up and the tile number is known
+  __syncthreads();  // the barriers are set up and the tile number is known
   const unsigned tile = tile_slot;
   const std::size_t start = static_cast<std::size_t>(tile) * kTileItems;
   const std::size_t left = n - start;
@@ -156,6 +155,7 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
     if (use_stage) single_pass::store_full_tile<Chunk>(chunk_out, items, true);
     else single_pass::store_partial_tile<Chunk>(chunk_out, items, valid_in_chunk(c));
   }
+  single_pass::clear_stale(ticket);  // the previous scan's descriptors, for the next scan
 }
 // --8<-- [end:kernel]
 
@@ -179,8 +179,8 @@ struct Options {
 constexpr Options kStageEverySize = {single_pass::kDefaultPolls, 0};
 
 // The descriptors and the ticket of scans of up to max_n elements on the current device (one
-// allocation, reset by one cudaMemsetAsync before each launch: single_pass::DescriptorStorage),
-// reusable (not concurrently).
+// allocation, two sides that launches use in turn, each launch clearing the other:
+// single_pass::DescriptorStorage), reusable (not concurrently).
 template <class T, class P = DefaultPolicy>
 class AsyncCopyScan {
  public:

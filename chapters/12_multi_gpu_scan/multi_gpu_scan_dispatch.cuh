@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
   __shared__ T tile_prefix;
 
   Desc desc = descriptors;
-  const unsigned tile = single_pass::dynamic_tile_index(ticket, single_pass::TileOrder::ticket, tile_slot);
+  const unsigned tile = single_pass::dynamic_tile_index(ticket.counter, single_pass::TileOrder::ticket, tile_slot);
   const std::size_t start = static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
   const int valid = single_pass::valid_in_tile<Shape>(n, tile);
   const bool full = valid == Shape::TILE_ITEMS;
@@ -110,6 +110,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
     if (full) single_pass::store_full_tile<Shape>(out + start, items, vectorized);
     else single_pass::store_partial_tile<Shape>(out + start, items, valid);
   }
+  single_pass::clear_stale(ticket);  // the previous scan's descriptors, for the next scan
 }
 // --8<-- [end:kernel]
 

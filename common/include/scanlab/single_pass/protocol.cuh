@@ -4,7 +4,7 @@
 //   load_volatile, store_volatile   reading and writing what other blocks publish
 //   TileOrder, dynamic_tile_index   a block's tile number: an atomic ticket (chapter 06)
 //   Ticket, clear_stale             a launch's ticket, and the previous launch's descriptors that its
-//                                   blocks clear for the next one (no memset between scans)
+//                                   blocks clear, last, for the next one (no memset between scans)
 //   Status                          a tile's status flag X / A / P (chapter 07)
 //
 // Builds on Merrill and Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back"
@@ -84,20 +84,15 @@ struct Ticket {
   std::size_t stale_words;
 };
 
-// Every thread of every block: zero this block's share of the previous launch's words (a
-// grid-stride loop, at most one or two stores per thread at any size; nothing of this launch reads
-// them).
+// Every thread of every block, as the kernel's last statement: zero this block's share of the
+// previous launch's words (a grid-stride loop, one or two stores per thread at most; nothing of
+// this launch reads them). Last, because at the start its loop would hold registers while the tile
+// is loaded: on the H100 that made chapter 08's partition spill and took it 1.5x longer.
 __device__ __forceinline__ void clear_stale(const Ticket& ticket) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < ticket.stale_words;
        i += stride)
     ticket.stale[i] = 0;
-}
-
-// dynamic_tile_index on a launch's ticket, which also clears this block's share of the stale side.
-__device__ __forceinline__ unsigned dynamic_tile_index(const Ticket& ticket, TileOrder order, unsigned& shared_slot) {
-  clear_stale(ticket);
-  return dynamic_tile_index(ticket.counter, order, shared_slot);
 }
 
 // ---- what a tile publishes ----------------------------------------------------------------------

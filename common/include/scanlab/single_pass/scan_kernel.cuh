@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
   __shared__ T tile_prefix;
 
   Desc desc = descriptors;  // this thread's copy (a traced build keeps per-thread state in it)
-  const unsigned tile = dynamic_tile_index(ticket, order, tile_slot);
+  const unsigned tile = dynamic_tile_index(ticket.counter, order, tile_slot);
   if (threadIdx.x == 0) look_back.on_ticket(desc, tile);
   const std::size_t start = static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
   const int valid = valid_in_tile<Shape>(n, tile);
@@ -62,6 +62,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
   scan_thread_runs<INCLUSIVE, Shape>(items, seeds, op(tile_prefix, warp_prefix), op);
   if (full) store_full_tile<Shape>(out + start, items, vectorized);
   else store_partial_tile<Shape>(out + start, items, valid);
+  clear_stale(ticket);  // the previous scan's descriptors, for the next scan
 }
 // --8<-- [end:kernel]
 
