@@ -6,7 +6,8 @@
 //
 // Launches use the two sides in turn, and each launch's blocks clear the side the launch before it
 // used (protocol.cuh, Ticket). So a scan never waits for a memset: the next launch's side is already
-// zero. Only the first launch after a failed one pays a cudaMemsetAsync. A fenced tile's values need
+// zero. Only the first launch on each side, and the first after one that did not report back, pay
+// a cudaMemsetAsync. A fenced tile's values need
 // no clearing: they are read only after its flag says they were written.
 #pragma once
 
@@ -40,7 +41,10 @@ class DescriptorStorage {
   // Room for max_tiles tiles, and header_bytes of the scan's own before them (see header()).
   explicit DescriptorStorage(std::size_t max_tiles, std::size_t header_bytes = 0)
       : max_tiles_(max_tiles), header_(align16(header_bytes)), storage_(bytes_for(max_tiles)) {
-    SCANLAB_CUDA_CHECK(cudaMemset(storage_.data(), 0, side_offset(2)));  // both sides start clean (values need not)
+    // Nothing is clean yet: the first launch on each side gets a memset, on the launch's stream
+    // (a cudaMemset here would go to the legacy default stream, which a non-blocking stream does
+    // not wait for).
+    dirty_words_[0] = dirty_words_[1] = side_bytes() / sizeof(unsigned);
   }
 
   std::size_t max_tiles() const { return max_tiles_; }
@@ -48,8 +52,8 @@ class DescriptorStorage {
   unsigned char* header() { return storage_.data(); }
 
   // The next launch of `tiles` tiles (at most max_tiles()): its side is zero, by a memset on s only
-  // if the launch that should have cleared it did not report back. Call launched() once the launch
-  // has gone out without an error.
+  // on the side's first use or if the launch that should have cleared it did not report back. Call
+  // launched() once the launch has gone out without an error.
   Launch next_launch(std::size_t tiles, cudaStream_t s) {
     const int use = 1 - side_;
     if (dirty_words_[use] != 0) {
@@ -96,7 +100,7 @@ class DescriptorStorage {
   std::size_t header_;
   scanlab::DeviceBuffer<unsigned char> storage_;
   int side_ = 1;                         // the side of the latest launch; the first launch uses side 0
-  std::size_t dirty_words_[2] = {0, 0};  // per side: the 32-bit words a launch may have left non-zero
+  std::size_t dirty_words_[2] = {0, 0};  // per side: how many of its 32-bit words may be non-zero
 };
 
 }  // namespace scanlab::single_pass
