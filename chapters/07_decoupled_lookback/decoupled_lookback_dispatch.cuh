@@ -1,8 +1,8 @@
 // Chapter 07, given: the decoupled look-back scan's kernel and host side. Your code is in
 // decoupled_lookback.cuh (the descriptors, the look-backs and publish_and_look_back); this file puts
 // it to work: the kernel (steps 1, 2 and 6 of the protocol: the single-pass library's
-// single_pass_scan_kernel, run around your publish_and_look_back), the descriptors' storage, the
-// launch and its checks.
+// single_pass_scan_kernel, run around your publish_and_look_back, and launched by the library's
+// launch_single_pass_scan), the descriptors' storage and the checks before a launch.
 //
 // The policy, the tile work, the ticket and the poll schedule are the single-pass library's
 // (common/include/scanlab/single_pass/), which chapter 08 onwards uses too: there, the library's own
@@ -20,7 +20,6 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/nvtx.hpp>
-#include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/policy.cuh>
 #include <scanlab/single_pass/polls.cuh>
@@ -119,12 +118,6 @@ class DecoupledLookbackScan {
   }
 
  private:
-  // A launch's descriptors, with the tracing probe of this launch.
-  static Desc with_probe(Desc d, const LookbackProbe& probe) {
-    d.probe = probe;
-    return d;
-  }
-
   template <bool INCLUSIVE, class Op>
   void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
     if (n == 0) return;
@@ -135,19 +128,12 @@ class DecoupledLookbackScan {
     }
     if (tiles > 0x7fffffffu) throw std::invalid_argument("ch07::DecoupledLookbackScan: more than 2^31 - 1 tiles");
     SCANLAB_NVTX_RANGE("ch07::decoupled_lookback_scan");
-    const auto launch = storage_.next_launch(tiles, s);
-    const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
-    // The one-wave rule; the occupancy is asked once per kernel instantiation and process (mixed
-    // GPU models in one process would only make this timing choice less exact).
-    auto* kernel = single_pass::single_pass_scan_kernel<Shape, P::kMinBlocksPerSm, INCLUSIVE, T, Desc, Op,
-                                                        ChapterLookBack<P::kLookback>>;
-    static const std::size_t resident = scanlab::resident_blocks(kernel, Shape::BLOCK_THREADS);
-    const PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
-    kernel<<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(in, out, n, with_probe(launch.desc, o.probe),
-                                                                         launch.ticket, o.order, vectorized, polls, op,
-                                                                         ChapterLookBack<P::kLookback>{});
-    SCANLAB_CHECK_LAUNCH();
-    storage_.launched();
+    // The descriptors carry this launch's tracing probe (traced builds).
+    single_pass::launch_single_pass_scan<Shape, P::kMinBlocksPerSm, INCLUSIVE>(
+        storage_, in, out, n, tiles, op, ChapterLookBack<P::kLookback>{}, o.polls, o.order, s, [&](Desc d) {
+          d.probe = o.probe;
+          return d;
+        });
   }
 
   single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;

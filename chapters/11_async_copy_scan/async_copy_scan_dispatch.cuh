@@ -265,16 +265,9 @@ class AsyncCopyScan {
     const std::size_t tiles = register_tiles_for(n);
     check_tiles(tiles, n);
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan (chapter 07's kernel: n below staged_from)");
-    using LookBack = single_pass::LibraryLookBack<single_pass::Lookback::warp>;
-    auto* kernel = single_pass::single_pass_scan_kernel<RegisterShape, 1, INCLUSIVE, T, Desc, Op, LookBack>;
-    static const std::size_t resident = scanlab::resident_blocks(kernel, RegisterShape::BLOCK_THREADS);
-    const auto launch = storage_.next_launch(tiles, s);
-    const bool vectorized = single_pass::aligned16(in) && single_pass::aligned16(out);
-    const single_pass::PollSchedule polls = single_pass::polls_for_grid(single_pass::kDefaultPolls, tiles, resident);
-    kernel<<<static_cast<unsigned>(tiles), RegisterShape::BLOCK_THREADS, 0, s>>>(
-        in, out, n, launch.desc, launch.ticket, single_pass::TileOrder::ticket, vectorized, polls, op, LookBack{});
-    SCANLAB_CHECK_LAUNCH();
-    storage_.launched();
+    single_pass::launch_single_pass_scan<RegisterShape, 1, INCLUSIVE>(
+        storage_, in, out, n, tiles, op, single_pass::LibraryLookBack<single_pass::Lookback::warp>{},
+        single_pass::kDefaultPolls, single_pass::TileOrder::ticket, s);
   }
 
   single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;

@@ -7,6 +7,8 @@
 // NVR-2016-002): take a tile number from the ticket, load and reduce the tile, let warp 0 publish
 // and look back (steps 3 to 5: the LookBack), then scan the tile from its prefix and store it.
 //
+// launch_single_pass_scan is its host side: one launch on a DescriptorStorage.
+//
 // Include it in quotes, by a path the CPU emulator's translator finds (relative to the including
 // file): it declares shared memory, which the translator rewrites in the files it reaches through
 // quoted includes only.
@@ -16,6 +18,9 @@
 
 #include <cstddef>
 
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/occupancy.hpp>
+#include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
 #include <scanlab/single_pass/tile.cuh>
@@ -65,5 +70,33 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
   clear_stale(ticket);  // the previous scan's descriptors, for the next scan
 }
 // --8<-- [end:kernel]
+
+// One launch of single_pass_scan_kernel over n elements in `tiles` tiles of Shape, on the next side
+// of `storage`: 16-byte accesses where both pointers allow them, the poll schedule `polls` under the
+// one-wave rule (polls.cuh; the occupancy is asked once per kernel instantiation and process, so
+// mixed GPU models in one process would only make this timing choice less exact). `dress` gives
+// the launch's descriptors whatever the caller adds to them (chapter 07: its tracing probe).
+struct AsTheyAre {
+  template <class Desc>
+  Desc operator()(const Desc& d) const {
+    return d;
+  }
+};
+template <class Shape, int MIN_BLOCKS, bool INCLUSIVE, class T, class Storage, class Op, class LookBack,
+          class Dress = AsTheyAre>
+void launch_single_pass_scan(Storage& storage, const T* in, T* out, std::size_t n, std::size_t tiles, Op op,
+                             LookBack look_back, PollSchedule polls, TileOrder order, cudaStream_t s,
+                             Dress dress = {}) {
+  using Desc = decltype(storage.view());
+  auto* kernel = single_pass_scan_kernel<Shape, MIN_BLOCKS, INCLUSIVE, T, Desc, Op, LookBack>;
+  static const std::size_t resident = scanlab::resident_blocks(kernel, Shape::BLOCK_THREADS);
+  const auto launch = storage.next_launch(tiles, s);
+  const bool vectorized = aligned16(in) && aligned16(out);
+  kernel<<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(
+      in, out, n, dress(launch.desc), launch.ticket, order, vectorized, polls_for_grid(polls, tiles, resident), op,
+      look_back);
+  SCANLAB_CHECK_LAUNCH();
+  storage.launched();
+}
 
 }  // namespace scanlab::single_pass
