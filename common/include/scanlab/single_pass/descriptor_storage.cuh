@@ -1,5 +1,5 @@
 // scanlab/single_pass/descriptor_storage.cuh: the device memory of a single-pass scan's tiles
-// (chapters 07, 11 and 12), in ONE allocation:
+// (chapters 07, 08, 10, 11 and 12), in ONE allocation:
 //
 //   [ header | side 0: ticket, status words | side 1: ticket, status words | aggregates | inclusives ]
 //     (the scan's own, optional)  (fused: 8 bytes per tile, fenced: 4)       (fenced only, sizeof(T) each)
@@ -7,8 +7,8 @@
 // Launches use the two sides in turn, and each launch's blocks clear the side the launch before it
 // used (protocol.cuh, Ticket). So a scan never waits for a memset: the next launch's side is already
 // zero. Only the first launch on each side, and the first after one that did not report back, pay
-// a cudaMemsetAsync. A fenced tile's values need
-// no clearing: they are read only after its flag says they were written.
+// a cudaMemsetAsync. A fenced tile's values need no clearing: they are read only after its flag
+// says they were written.
 #pragma once
 
 #include <cuda_runtime.h>
