@@ -166,7 +166,8 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
 // Below this many elements a staged tile does not pay: the scan runs chapter 07's kernel (tiles in
 // registers, scanlab/single_pass/scan_kernel.cuh) instead. Measured with scanlab_bench (book,
 // "Speed"): on an H100 and an H200 this chapter's kernel is slower than chapter 07's below 2^22
-// elements and at 2^23 to 2^24, even at 2^22, and faster from 2^26 up.
+// elements and at 2^23 and 2^24 (ahead at 2^22 alone, by a few per cent), level at 2^25 and 2^26,
+// and faster from 2^28 up: 2^25 is where staging stops losing.
 constexpr std::size_t kStagedFrom = std::size_t(1) << 25;
 
 struct Options {

@@ -40,12 +40,13 @@ class DescriptorStorage {
 
   // Room for max_tiles tiles, and header_bytes of the scan's own before them (see header()).
   explicit DescriptorStorage(std::size_t max_tiles, std::size_t header_bytes = 0)
-      : max_tiles_(max_tiles), header_(align16(header_bytes)), storage_(bytes_for(max_tiles)) {
-    // Nothing is clean yet: the first launch on each side gets a memset, on the launch's stream
-    // (a cudaMemset here would go to the legacy default stream, which a non-blocking stream does
-    // not wait for).
-    dirty_words_[0] = dirty_words_[1] = side_bytes() / sizeof(unsigned);
-  }
+      : max_tiles_(max_tiles),
+        header_(align16(header_bytes)),
+        storage_(bytes_for(max_tiles)),
+        // Nothing is clean yet: the first launch on each side gets a memset, on the launch's stream
+        // (a cudaMemset here would go to the legacy default stream, which a non-blocking stream
+        // does not wait for).
+        dirty_words_{side_bytes() / sizeof(unsigned), side_bytes() / sizeof(unsigned)} {}
 
   std::size_t max_tiles() const { return max_tiles_; }
   // The scan's own bytes (header_bytes of them, 16-byte aligned); never cleared.
@@ -99,8 +100,8 @@ class DescriptorStorage {
   std::size_t max_tiles_;
   std::size_t header_;
   scanlab::DeviceBuffer<unsigned char> storage_;
-  int side_ = 1;                         // the side of the latest launch; the first launch uses side 0
-  std::size_t dirty_words_[2] = {0, 0};  // per side: how many of its 32-bit words may be non-zero
+  int side_ = 1;                // the side of the latest launch; the first launch uses side 0
+  std::size_t dirty_words_[2];  // per side: how many of its 32-bit words may be non-zero
 };
 
 }  // namespace scanlab::single_pass

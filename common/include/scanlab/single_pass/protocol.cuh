@@ -86,9 +86,9 @@ struct Ticket {
 
 // Every thread of every block, as the kernel's last statement: zero this block's share of the
 // previous launch's words (a grid-stride loop: one or two stores per thread after a launch no
-// larger than this one, more after a larger one; nothing of this launch reads them). Last, because at the start its
-// loop would hold registers while the tile is loaded: on the H100 that made chapter 08's partition spill and took
-// it 1.5x longer.
+// larger than this one, more after a larger one; nothing of this launch reads them). Last,
+// because at the start its loop would hold registers while the tile is loaded: on the H100 that
+// made chapter 08's partition spill and took it 1.5x longer.
 __device__ __forceinline__ void clear_stale(const Ticket& ticket) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < ticket.stale_words;
