@@ -412,10 +412,19 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 2
         say(f"warning: the sandbox is not available ({box.reason}); building and running without it")
     build_dir = Path(a.build_dir).resolve() if a.build_dir else repo / "build" / "grade" / backend
+    scratch_parent = Path(a.scratch or tempfile.gettempdir())
+    if box.enabled and os.geteuid() == 0:
+        closed = sandboxing.first_closed_folder([repo, build_dir, scratch_parent])
+        if closed is not None:
+            say(f"the sandbox cannot reach {closed}: as root, the grader runs every submission as a "
+                "user of its own, and that user may not pass through this folder (its mode is "
+                f"{closed.stat().st_mode & 0o777:04o}). Allow it with `chmod o+x {closed}`, or grade "
+                "from a checkout, build folder and --scratch folder that others may pass through")
+            return 2
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10**9)
     say(f"seed {seed} (replay with --seed {seed})")
 
-    scratch_root = Path(tempfile.mkdtemp(prefix="scanlab-grade-", dir=a.scratch))
+    scratch_root = Path(tempfile.mkdtemp(prefix="scanlab-grade-", dir=scratch_parent))
     scratch_root.chmod(0o711)  # the sandbox's user may pass through, not list
     try:
         with building.GraderBuild(repo, build_dir, backend, a.jobs, a.verbose) as build:

@@ -18,6 +18,7 @@ import dataclasses
 import itertools
 import os
 import shutil
+import stat
 import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -126,6 +127,24 @@ def probe(gpu: bool = False) -> Sandbox:
         return Sandbox(False, "bubblewrap cannot create namespaces here"
                        + (f" ({why[-1]})" if why else ""))
     return box
+
+
+def first_closed_folder(paths: Sequence[Path]) -> Optional[Path]:
+    """As root, each sandbox runs as a user of its own (below), and bubblewrap binds the checkout's
+    and the build's folders as that user: it must be allowed to pass through every folder on the
+    way to them. The first folder on the way to one of `paths` that other users may not pass
+    through (no search permission for others, e.g. a folder made by `mktemp -d`), or None. Folders
+    that do not exist yet are skipped: the grader makes them, with search permission."""
+    for path in paths:
+        path = Path(path).resolve()
+        for folder in [*reversed(path.parents), path]:
+            try:
+                mode = folder.stat().st_mode
+            except OSError:
+                break
+            if stat.S_ISDIR(mode) and not mode & stat.S_IXOTH:
+                return folder
+    return None
 
 
 def sandbox_user(writable: Sequence[Path]) -> int:

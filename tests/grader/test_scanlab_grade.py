@@ -3,6 +3,8 @@
 # stand-in test program that writes doctest-style XML), the reports, the drift check, the mutant
 # format and the reuse of runners built from identical files (RunnerCache, with a stand-in build).
 # Run by ctest as grader_selftest:  python3 -m unittest -v test_scanlab_grade
+import contextlib
+import io
 import json
 import os
 import stat
@@ -28,7 +30,7 @@ from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_ch
 from scanlab_grade.cli import parse_args, safe_file_name  # noqa: E402
 from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests  # noqa: E402
 from scanlab_grade.report import ChapterResult, Grade, csv_cell, render  # noqa: E402
-from scanlab_grade import sandbox as sandboxing  # noqa: E402
+from scanlab_grade import cli, sandbox as sandboxing  # noqa: E402
 
 
 class DeclaredTests(unittest.TestCase):
@@ -616,6 +618,34 @@ class SandboxUsers(unittest.TestCase):
             argv = sandboxing.Sandbox(True).wrap(["true"], read_only=[], writable=[b], chdir=b, env={},
                                                  limits=sandboxing.Limits())
             self.assertIn(f"--reuid={ub}", argv)
+
+    def test_a_folder_others_may_not_pass_through_is_named(self):
+        with tempfile.TemporaryDirectory() as d:  # made with mode 0700
+            closed = Path(d).resolve()
+            inner = closed / "clone" / "build"
+            inner.mkdir(parents=True)
+            self.assertEqual(sandboxing.first_closed_folder([Path("/usr"), inner]), closed)
+            self.assertEqual(sandboxing.first_closed_folder([inner / "not-yet"]), closed)
+            closed.chmod(0o711)
+            self.assertIsNone(sandboxing.first_closed_folder([Path("/usr"), inner, inner / "not-yet"]))
+            (closed / "clone").chmod(0o700)
+            self.assertEqual(sandboxing.first_closed_folder([inner]), closed / "clone")
+
+    @unittest.skipUnless(os.geteuid() == 0, "the grader changes users only as root")
+    def test_grading_from_a_closed_folder_stops_with_a_clear_error(self):
+        """A checkout or build folder under a folder made by `mktemp -d` used to give every
+        submission a compile error (bubblewrap, as the sandbox's user, could not reach the
+        checkout): a class of zeros. Now the grader stops before building and says what to do."""
+        if not sandboxing.probe().enabled:
+            self.skipTest("no sandbox on this machine")
+        with tempfile.TemporaryDirectory() as d:
+            build = Path(d, "build")
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(err):
+                status = cli.main(["--build-dir", str(build), "--chapters", "00"])
+            self.assertEqual(status, 2)
+            self.assertIn(f"chmod o+x {Path(d).resolve()}", err.getvalue())
+            self.assertEqual(list(build.iterdir()), [])  # stopped before building anything
 
 
 if __name__ == "__main__":
