@@ -13,11 +13,19 @@
 //     4. places   a block scan of the 256 counts gives where each digit starts in the tile, and the
 //                 warps in order where each warp's keys of each digit start; then your
 //                 rank_in_warp, item by item, gives every key its place in the tile sorted by the
-//                 digit, and the key goes there in shared memory;
+//                 digit, and the key goes there in shared memory (in a pass of at most two
+//                 digits, one ballot per item does it: below);
 //     5. look back thread d: your look_back_digit, the keys of digit d in all earlier tiles;
 //     6. scatter  consecutive threads copy consecutive keys of the sorted tile out, each to
 //                 bins[d] + (digit d's keys in earlier tiles) + (its rank among the tile's keys of
 //                 digit d): the keys of one digit go out as one run, so the stores coalesce.
+// A pass of at most two digits. Keys that are mostly alike have few distinct digits in their upper
+// bytes: small integers (the top three bytes of int32 in [-100, 100] are all 0x00 or all 0xff), or
+// keys whose high bits never change. There rank_in_warp's meeting words make the lanes of a warp
+// take turns at one or two shared-memory atomics (32 lanes on 2 words). The histograms say before
+// the pass which digits occur in it; when at most two do, a key's place needs no meeting: one
+// ballot says which lanes hold the low digit, and every other valid key holds the high one. Tiles
+// of a pass with more digits still go through rank_in_warp.
 // Each pass reads and writes every key once (and every value): 2 x (key + value) bytes per element,
 // plus the tiles' descriptors (1 KiB per tile). Counts are 30 bits: more than 2^28 keys are sorted
 // in portions of at most 2^28 per launch, each portion starting from the bins the last tile of the
@@ -120,19 +128,54 @@ struct OnesweepStorage {
                                                         // where its keys of that digit go in the tile
   unsigned warp_match[Shape::WARPS][kOnesweepDigits];   // rank_in_warp's meeting points (zero)
   unsigned out_base[kOnesweepDigits];                   // where the tile's keys of digit d go, minus their place in it
+  unsigned pass_digits[kOnesweepDigits / scanlab::kWarpThreads];  // bit d: digit d occurs in this pass
   typename scanlab::BlockScan<unsigned, Shape::BLOCK_THREADS>::TempStorage scan;
   unsigned tile_slot;
 };
 
+// Which digits occur in this pass: thread d (of the first 256) reads the pass's histogram at d, and
+// each warp's lane 0 writes its 32 digits' bits. A barrier later makes them visible to all.
+__device__ inline void mark_digits_of_pass(const unsigned* pass_histogram, unsigned* pass_digits) {
+  const unsigned d = threadIdx.x;
+  const unsigned occurs = __ballot_sync(scanlab::kFullWarpMask, d < kOnesweepDigits && pass_histogram[d] != 0);
+  if (d < kOnesweepDigits && scanlab::lane_id() == 0) pass_digits[d / scanlab::kWarpThreads] = occurs;
+}
+
+// The digits of a pass, when it has at most two: `low` and `high` (equal when it has one).
+struct TwoDigits {
+  bool few;  // at most two digits occur in this pass
+  unsigned low, high;
+};
+
+// Read from the bits mark_digits_of_pass wrote, where the ranking needs them. (Variants that held
+// them in registers from the start, or had one thread or the bins kernel find them, measured
+// slower on an H100: the compiler then spilled registers in the pairs' pass.)
+__device__ inline TwoDigits two_digits_of_pass(const unsigned* pass_digits) {
+  TwoDigits two{false, kNoDigit, kNoDigit};
+  int digits = 0;
+  for (unsigned w = 0; w < kOnesweepDigits / scanlab::kWarpThreads; ++w) {
+    const unsigned bits = pass_digits[w];
+    if (bits == 0) continue;
+    digits += __popc(bits);
+    if (two.low == kNoDigit)
+      two.low = w * scanlab::kWarpThreads + static_cast<unsigned>(__ffs(static_cast<int>(bits)) - 1);
+    two.high = w * scanlab::kWarpThreads + 31u - static_cast<unsigned>(__clz(static_cast<int>(bits)));
+  }
+  two.few = digits >= 1 && digits <= 2;  // (a pass of n >= 1 keys has at least one)
+  return two;
+}
+
 // Sorts keys [begin, end) of keys_in by the digit at `shift` into keys_out, at bins[d] + ... for
 // digit d. The last tile writes next_bins (when not null): bins plus this launch's counts, the
-// bins of the next portion. `words` and `ticket` are zero before the launch.
+// bins of the next portion. pass_histogram holds the whole input's count of each digit in this
+// pass. `words` and `ticket` are zero before the launch.
 template <class Shape, class Key, class Value, bool kPairs,
           int kMinBlocks = kPairs ? Shape::MIN_BLOCKS_PER_SM_PAIRS : Shape::MIN_BLOCKS_PER_SM_KEYS>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
     onesweep_pass_kernel(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out,
                          std::size_t begin, std::size_t end, int shift, const unsigned* bins, unsigned* next_bins,
-                         unsigned* words, unsigned* ticket, scanlab::single_pass::PollSchedule polls) {
+                         const unsigned* pass_histogram, unsigned* words, unsigned* ticket,
+                         scanlab::single_pass::PollSchedule polls) {
   constexpr int ITEMS = Shape::ITEMS_PER_THREAD;
   constexpr int THREADS = Shape::BLOCK_THREADS;
   __shared__ OnesweepStorage<Shape, Key, Value> s;
@@ -164,7 +207,8 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
   auto digit = [&](int j) {
     return warp_first + j * scanlab::kWarpThreads + lane < valid ? RadixKey<Key>::digit(keys[j], shift) : kNoDigit;
   };
-  __syncthreads();  // the counters are zero
+  mark_digits_of_pass(pass_histogram, s.pass_digits);
+  __syncthreads();  // the counters are zero, the pass's digits marked
 
   // 2. count: each warp's count of each digit (shared atomics: here the order does not matter)
 #pragma unroll
@@ -199,11 +243,33 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
   }
   __syncthreads();
   unsigned place[kPairs ? ITEMS : 1];  // pairs: the values follow their keys to the same places
+  if (const TwoDigits two = two_digits_of_pass(s.pass_digits); two.few) {
+    // A key's place: where the warp's keys of its digit start, plus those of its digit in the
+    // warp's earlier items and in the lanes below it. The valid keys of a tile end at one lane of
+    // one item: so below a valid key every lane is valid, and every earlier item is full.
+    const unsigned low_start = s.warp_counts[warp][two.low];
+    const unsigned high_start = s.warp_counts[warp][two.high];
+    const unsigned below = scanlab::lanes_below_mask(lane);
+    unsigned low_before = 0;  // keys of the low digit in this warp's earlier items
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const unsigned p = rank_in_warp(digit(j), s.warp_counts[warp], s.warp_match[warp]);
-    if (digit(j) != kNoDigit) s.exchange.keys[p] = keys[j];
-    if constexpr (kPairs) place[j] = p;
+    for (int j = 0; j < ITEMS; ++j) {
+      const unsigned d = digit(j);
+      const unsigned low = __ballot_sync(scanlab::kFullWarpMask, d == two.low);
+      const unsigned low_below = static_cast<unsigned>(__popc(low & below));
+      const unsigned keys_before = static_cast<unsigned>(j * scanlab::kWarpThreads + lane);
+      const unsigned p =
+          d == two.low ? low_start + low_before + low_below : high_start + (keys_before - low_before - low_below);
+      low_before += static_cast<unsigned>(__popc(low));
+      if (d != kNoDigit) s.exchange.keys[p] = keys[j];
+      if constexpr (kPairs) place[j] = p;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const unsigned p = rank_in_warp(digit(j), s.warp_counts[warp], s.warp_match[warp]);
+      if (digit(j) != kNoDigit) s.exchange.keys[p] = keys[j];
+      if constexpr (kPairs) place[j] = p;
+    }
   }
 
   // 5. look back, one thread per digit
@@ -337,7 +403,8 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
       const scanlab::single_pass::PollSchedule polls = scanlab::single_pass::polls_for_grid(ws.polls, tiles, resident);
       onesweep_pass_kernel<Shape, Key, Value, kPairs><<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(
           from_keys, keys[to], from_values, kPairs ? values[to] : nullptr, begin, end, pass * kOnesweepDigitBits,
-          pass_bins, next_bins, ws.descriptors.data() + 1, ws.descriptors.data(), polls);
+          pass_bins, next_bins, ws.histograms.data() + static_cast<std::size_t>(pass) * kOnesweepDigits,
+          ws.descriptors.data() + 1, ws.descriptors.data(), polls);
       SCANLAB_CHECK_LAUNCH();
     }
     from_keys = keys[to];

@@ -80,6 +80,8 @@ struct DigitCountDescriptors {
 // clears the word for the next item. (CUB's BlockRadixRankMatch can do the same with
 // WARP_MATCH_ATOMIC_OR, or find the peers with 8 ballots, one per bit of the digit; measured on an
 // H100, the two are about as fast here: the book's chapter 09, "Onesweep on an H100".)
+// A pass in which at most two digits occur in the whole input does not call this function: the
+// given kernel ranks it with ballots. Test yours with keys of three different digits or more.
 // --8<-- [start:rank_in_warp]
 __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, unsigned* warp_match) {
   const bool valid = digit < kOnesweepDigits;
