@@ -148,8 +148,8 @@ struct TwoDigits {
 };
 
 // Read from the bits mark_digits_of_pass wrote, where the ranking needs them. (Variants that held
-// them in registers from the start, or had one thread or the bins kernel find them, measured
-// slower on an H100: the compiler then spilled registers in the pairs' pass.)
+// them in registers from the start, or had one thread or the bins kernel find them, made the
+// compiler spill far more in the pairs' pass, -Xptxas -v; those timed ran slower on an H100.)
 __device__ inline TwoDigits two_digits_of_pass(const unsigned* pass_digits) {
   TwoDigits two{false, kNoDigit, kNoDigit};
   int digits = 0;
