@@ -75,9 +75,12 @@ constexpr std::size_t kOnesweepMaxPortion = (std::size_t(1) << 28) - 1;
 // ---------------------------------------------------------------------------------------------
 
 constexpr int kHistogramThreads = 256;
+constexpr int kHistogramItems = 8;
 
 // histograms[p * 256 + d] += how many keys have digit d in pass p, for all passes at once. Each
-// block counts a grid-stride share of the keys in shared memory and adds its counts once.
+// block counts a grid-stride share of the keys in shared memory and adds its counts once. A
+// thread loads kHistogramItems keys before it counts any: with one load at a time, too few bytes
+// are in flight to keep the memory busy (Little's law: bandwidth x latency).
 template <class Key>
 __global__ void __launch_bounds__(kHistogramThreads)
     onesweep_histogram_kernel(const Key* keys, std::size_t n, unsigned* histograms) {
@@ -87,12 +90,23 @@ __global__ void __launch_bounds__(kHistogramThreads)
     counts[i / kOnesweepDigits][i % kOnesweepDigits] = 0;
   }
   __syncthreads();
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kHistogramThreads;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * kHistogramThreads + threadIdx.x; i < n; i += stride) {
-    const typename RadixKey<Key>::Bits bits = RadixKey<Key>::ordered_bits(keys[i]);
+  constexpr std::size_t kRound = static_cast<std::size_t>(kHistogramThreads) * kHistogramItems;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kRound;
+  for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * kRound + threadIdx.x; first < n; first += stride) {
+    Key round[kHistogramItems];  // key first + j x 256: a block's loads of one j are consecutive
 #pragma unroll
-    for (int p = 0; p < kPasses; ++p) {
-      atomicAdd(&counts[p][static_cast<unsigned>(bits >> (p * kOnesweepDigitBits)) & (kOnesweepDigits - 1u)], 1u);
+    for (int j = 0; j < kHistogramItems; ++j) {
+      const std::size_t i = first + static_cast<std::size_t>(j) * kHistogramThreads;
+      if (i < n) round[j] = keys[i];
+    }
+#pragma unroll
+    for (int j = 0; j < kHistogramItems; ++j) {
+      if (first + static_cast<std::size_t>(j) * kHistogramThreads >= n) break;
+      const typename RadixKey<Key>::Bits bits = RadixKey<Key>::ordered_bits(round[j]);
+#pragma unroll
+      for (int p = 0; p < kPasses; ++p) {
+        atomicAdd(&counts[p][static_cast<unsigned>(bits >> (p * kOnesweepDigitBits)) & (kOnesweepDigits - 1u)], 1u);
+      }
     }
   }
   __syncthreads();
@@ -371,8 +385,8 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
     SCANLAB_NVTX_RANGE("ch09::onesweep histograms");
     SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.histograms.data(), 0, ws.histograms.size() * sizeof(unsigned), s));
     static const std::size_t resident = scanlab::resident_blocks(onesweep_histogram_kernel<Key>, kHistogramThreads);
-    const std::size_t blocks =
-        std::max<std::size_t>(1, std::min(resident, (n + kHistogramThreads - 1) / kHistogramThreads));
+    const std::size_t round = static_cast<std::size_t>(kHistogramThreads) * kHistogramItems;
+    const std::size_t blocks = std::max<std::size_t>(1, std::min(resident, (n + round - 1) / round));
     onesweep_histogram_kernel<Key>
         <<<static_cast<unsigned>(blocks), kHistogramThreads, 0, s>>>(keys_in, n, ws.histograms.data());
     SCANLAB_CHECK_LAUNCH();
