@@ -415,6 +415,22 @@ void scans_on_one_storage() {
 }
 }  // namespace
 
+TEST_CASE("single_pass: a small launch after a large one leaves the large side to a memset") {
+  // What each launch's blocks are asked to clear (the scans above check that the result is right).
+  using I = std::int32_t;
+  using Desc = sp::TileDescriptors<I, sp::Descriptors::fused>;
+  sp::DescriptorStorage<I, sp::Descriptors::fused, Desc> storage(100);
+  const std::size_t words_of_one_tile = (16 + 8) / 4;  // the ticket's 16 bytes and one 8-byte word
+  storage.next_launch(100, 0);
+  storage.launched();
+  CHECK(storage.next_launch(1, 0).ticket.stale_words == 0);  // 100 tiles' words: not for one tile
+  storage.launched();
+  CHECK(storage.next_launch(1, 0).ticket.stale_words == words_of_one_tile);  // (and a memset of 100)
+  storage.launched();
+  CHECK(storage.next_launch(100, 0).ticket.stale_words == words_of_one_tile);
+  SCANLAB_CHECK_SYNC();
+}
+
 TEST_CASE("single_pass: one DescriptorStorage serves launch after launch without a memset between them") {
   using I = std::int32_t;
   scans_on_one_storage<Tiny<sp::Descriptors::fused, sp::Lookback::warp>, I, Plus<I>>();

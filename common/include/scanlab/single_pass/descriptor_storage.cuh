@@ -6,8 +6,9 @@
 //
 // Launches use the two sides in turn, and each launch's blocks clear the side the launch before it
 // used (protocol.cuh, Ticket). So a scan never waits for a memset: the next launch's side is already
-// zero. Only the first launch on each side, and the first after one that did not report back, pay
-// a cudaMemsetAsync. A fenced tile's values need no clearing: they are read only after its flag
+// zero. Only the first launch on each side, the first after one that did not report back, and the
+// first after a launch that was too small to clear its predecessor's side (below) pay a
+// cudaMemsetAsync. A fenced tile's values need no clearing: they are read only after its flag
 // says they were written.
 #pragma once
 
@@ -60,14 +61,21 @@ class DescriptorStorage {
     if (dirty_words_[use] != 0) {
       SCANLAB_CUDA_CHECK(cudaMemsetAsync(side_words(use), 0, dirty_words_[use] * sizeof(unsigned), s));
     }
-    const Ticket ticket{side_words(use), side_words(side_), dirty_words_[side_]};
-    dirty_words_[use] = (kTicketBytes + status_bytes(tiles)) / sizeof(unsigned);
+    const std::size_t own_words = (kTicketBytes + status_bytes(tiles)) / sizeof(unsigned);
+    // A launch clears at most as many words as it uses: after a large scan, a small one's few
+    // blocks would take longer over the large side (a grid-stride loop) than the memset that side
+    // gets instead on its next use.
+    clears_other_ = dirty_words_[side_] <= own_words;
+    const Ticket ticket{side_words(use), side_words(side_), clears_other_ ? dirty_words_[side_] : 0};
+    dirty_words_[use] = own_words;
     side_ = use;
     return {view(), ticket};
   }
 
-  // The launch from next_launch went out: its blocks clear the other side.
-  void launched() { dirty_words_[1 - side_] = 0; }
+  // The launch from next_launch went out: its blocks clear the other side (if it was given to them).
+  void launched() {
+    if (clears_other_) dirty_words_[1 - side_] = 0;
+  }
 
   // The descriptors of the latest launch (to read statuses back after it).
   Desc view() {
@@ -102,6 +110,7 @@ class DescriptorStorage {
   scanlab::DeviceBuffer<unsigned char> storage_;
   int side_ = 1;                // the side of the latest launch; the first launch uses side 0
   std::size_t dirty_words_[2];  // per side: how many of its 32-bit words may be non-zero
+  bool clears_other_ = false;   // the latest launch's blocks clear the other side
 };
 
 }  // namespace scanlab::single_pass
