@@ -61,20 +61,15 @@ class DescriptorStorage {
     if (dirty_words_[use] != 0) {
       SCANLAB_CUDA_CHECK(cudaMemsetAsync(side_words(use), 0, dirty_words_[use] * sizeof(unsigned), s));
     }
-    const std::size_t own_words = (kTicketBytes + status_bytes(tiles)) / sizeof(unsigned);
-    // A launch clears at most as many words as it uses: after a large scan, a small one's few
-    // blocks would take longer over the large side (a grid-stride loop) than the memset that side
-    // gets instead on its next use.
-    clears_other_ = dirty_words_[side_] <= own_words;
-    const Ticket ticket{side_words(use), side_words(side_), clears_other_ ? dirty_words_[side_] : 0};
-    dirty_words_[use] = own_words;
+    dirty_words_[use] = (kTicketBytes + status_bytes(tiles)) / sizeof(unsigned);
     side_ = use;
+    const Ticket ticket{side_words(side_), side_words(1 - side_), clears_other() ? dirty_words_[1 - side_] : 0};
     return {view(), ticket};
   }
 
   // The launch from next_launch went out: its blocks clear the other side (if it was given to them).
   void launched() {
-    if (clears_other_) dirty_words_[1 - side_] = 0;
+    if (clears_other()) dirty_words_[1 - side_] = 0;
   }
 
   // The descriptors of the latest launch (to read statuses back after it).
@@ -97,6 +92,10 @@ class DescriptorStorage {
   static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
   static std::size_t status_bytes(std::size_t tiles) { return D == Descriptors::fused ? tiles * 8 : tiles * 4; }
   std::size_t side_bytes() const { return align16(kTicketBytes + status_bytes(max_tiles_)); }
+  // Whether the latest launch's blocks clear the other side. A launch clears at most as many words
+  // as it uses: after a large scan, a small one's few blocks would take longer over the large side
+  // (a grid-stride loop) than the memset that side gets instead on its next use.
+  bool clears_other() const { return dirty_words_[1 - side_] <= dirty_words_[side_]; }
   std::size_t side_offset(int side) const { return header_ + side * side_bytes(); }  // side 2: the values
   unsigned* side_words(int side) { return reinterpret_cast<unsigned*>(storage_.data() + side_offset(side)); }
   std::size_t bytes_for(std::size_t tiles) const {
@@ -110,7 +109,6 @@ class DescriptorStorage {
   scanlab::DeviceBuffer<unsigned char> storage_;
   int side_ = 1;                // the side of the latest launch; the first launch uses side 0
   std::size_t dirty_words_[2];  // per side: how many of its 32-bit words may be non-zero
-  bool clears_other_ = false;   // the latest launch's blocks clear the other side
 };
 
 }  // namespace scanlab::single_pass
