@@ -95,22 +95,24 @@ int main(int argc, char** argv) {
   app.add_option("--csv", csv_path, "write the rows as CSV");
   app.add_option("--json", json_path, "write the rows and the run's metadata as JSON");
   app.add_flag("--list", list_rows, "list the rows and exit");
-  app.add_flag("--tune", tune,
-               "./lab tune: measure chapters 07 and 11 with each tuned tile shape and poll schedule on this GPU "
-               "(default: int32 at 2^24 and 2^26) and keep the best in the tuning file the chapters read");
+  app.add_flag(
+      "--tune", tune,
+      "./lab tune: measure chapters 07 and 11 with each tuned tile shape and poll schedule on this GPU "
+      "(default: int32; chapter 07 at 2^24 and 2^26, chapter 11 at 2^26 and 2^28, where it stages its tiles) and "
+      "keep the best in the tuning file the chapters read");
   app.add_option("--tune-file", tune_file, "with --tune: the tuning file to write")->capture_default_str();
 
   try {
     app.parse(argc, argv);
-    if (tune && size_list.empty() &&
-        app.count("--min-log2") + app.count("--max-log2") + app.count("--step-log2") == 0) {
-      size_list = {"2^24", "2^26"};  // many waves of tiles, where the polls matter; 2^28 only adds time
-    }
+    // --tune without sizes: each chapter at its own (bench/tune.hpp, TuneCandidate::sizes).
+    const bool tune_own_sizes =
+        tune && size_list.empty() && app.count("--min-log2") + app.count("--max-log2") + app.count("--step-log2") == 0;
     if (tune && app.count("--types") == 0) cfg.types = {"int32"};  // float moves the same 4-byte words
     if (tune && app.count("--algorithms") > 0)
       throw UsageError("--tune measures its own rows; it takes no --algorithms");
     if (tune && tune_file.empty()) throw UsageError("--tune: no place for the tuning file (set --tune-file or HOME)");
     cfg.sizes = resolve_sizes(size_list, min_log2, max_log2, step_log2);
+    if (tune_own_sizes) cfg.sizes.clear();
     if (cfg.types.empty() || cfg.algorithms.empty()) throw UsageError("--types and --algorithms need a value");
     check_writable(csv_path, "--csv");
     check_writable(json_path, "--json");

@@ -70,32 +70,36 @@ Config only_rows(Config cfg, std::vector<std::string> rows, int reps) {
 
 std::vector<PollPair> tune_poll_grid() {
   std::vector<PollPair> grid;
-  for (unsigned first : {0u, 1400u, 2800u, 4200u}) {
+  for (unsigned first : {0u, 1400u, 2800u, 4200u, 5600u}) {
     for (unsigned every : {300u, 900u, 1800u}) grid.push_back({first, every});
   }
   return grid;
 }
 
-int run_tuning(const Config& base_cfg, const DeviceMeta& meta, const std::string& path) {
-  Registry reg;
-  register_baseline_rows(reg);
-  std::vector<TuneCandidate> candidates;
-  register_ch07_tune_rows(reg, candidates);
-  register_ch11_tune_rows(reg, candidates);
-  std::vector<std::string> chapters;
+// One chapter: its candidates swept at cfg's sizes (or the chapter's own), its best measured again
+// against its default, the winner written to `path`. Returns the exit code.
+int tune_chapter(const std::string& chapter, bool first, const std::vector<TuneCandidate>& candidates, Registry& reg,
+                 const Config& base_cfg, const DeviceMeta& meta, const std::string& path) {
+  std::vector<const TuneCandidate*> mine;
+  const TuneCandidate* def = nullptr;
   for (const TuneCandidate& c : candidates) {
-    if (std::find(chapters.begin(), chapters.end(), c.chapter) == chapters.end()) chapters.push_back(c.chapter);
+    if (c.chapter != chapter) continue;
+    mine.push_back(&c);
+    if (c.is_default) def = &c;
   }
-
+  if (def == nullptr) throw std::logic_error("chapter " + chapter + " has no default among its tuning candidates");
+  Config cfg = base_cfg;
+  if (cfg.sizes.empty()) cfg.sizes = def->sizes;
   std::vector<std::string> names;
-  for (const TuneCandidate& c : candidates) names.push_back(c.row);
-  std::printf("tuning on %s: %zu configurations (chapters 07 and 11: tile shapes x poll schedules) at %s, %s; "
+  for (const TuneCandidate* c : mine) names.push_back(c->row);
+
+  std::printf("%stuning chapter %s on %s: %zu configurations (tile shapes x poll schedules) at %s, %s; "
               "%d repetitions each\n",
-              meta.name.c_str(), candidates.size(), sizes_text(base_cfg).c_str(),
-              base_cfg.types.size() == 1 ? base_cfg.types[0].c_str() : "int32 and float", base_cfg.reps);
+              first ? "" : "\n", chapter.c_str(), meta.name.c_str(), names.size(), sizes_text(cfg).c_str(),
+              cfg.types.size() == 1 ? cfg.types[0].c_str() : "int32 and float", cfg.reps);
   std::fflush(stdout);
   const BenchResult sweep =
-      run_benchmark(only_rows(base_cfg, names, base_cfg.reps), reg, meta, [](const std::vector<Measurement>& ms) {
+      run_benchmark(only_rows(cfg, names, cfg.reps), reg, meta, [](const std::vector<Measurement>& ms) {
         if (ms.empty()) return;
         std::printf("  measured %s n = %zu\n", ms.front().type.c_str(), ms.front().n);
         std::fflush(stdout);
@@ -112,72 +116,80 @@ int run_tuning(const Config& base_cfg, const DeviceMeta& meta, const std::string
     }
   }
 
+  std::vector<std::pair<double, const TuneCandidate*>> ranked;
+  for (const TuneCandidate* c : mine) ranked.emplace_back(gain_over(sweep.rows, def->row, c->row), c);
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first;
+  });
+
+  std::printf("\nchapter %s: the five best of %zu (gain = default time / its time, geometric mean)\n", chapter.c_str(),
+              ranked.size());
+  nlohmann::json sweep_json = nlohmann::json::array();
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const TuneCandidate& c = *ranked[i].second;
+    if (i < 5 || c.is_default) {
+      std::printf("  %-10s first poll %5u ns, then every %5u ns   gain %.3f%s\n", c.shape.c_str(), c.first_poll_ns,
+                  c.poll_every_ns, ranked[i].first, c.is_default ? "   (built-in default)" : "");
+    }
+    sweep_json.push_back({{"shape", c.shape},
+                          {"first_poll_ns", c.first_poll_ns},
+                          {"poll_every_ns", c.poll_every_ns},
+                          {"gain", ranked[i].first}});
+  }
+
+  // The best again, against the default, with three times the repetitions.
+  const TuneCandidate* best = ranked.front().second;
+  TuneCandidate chosen = *def;
+  double confirmed = 1.0;
+  if (best != def) {
+    const BenchResult again = run_benchmark(only_rows(cfg, {def->row, best->row}, 3 * cfg.reps), reg, meta,
+                                            [](const std::vector<Measurement>&) {});
+    if (!again.fatal.empty()) {
+      std::fprintf(stderr, "scanlab_bench --tune: the device failed: %s\n", again.fatal.c_str());
+      return 1;
+    }
+    confirmed = gain_over(again.rows, def->row, best->row);
+    std::printf("  measured again (%d repetitions): %s %u/%u gain %.3f over the default: %s\n", 3 * cfg.reps,
+                best->shape.c_str(), best->first_poll_ns, best->poll_every_ns, confirmed,
+                confirmed >= kMinGain ? "kept" : "under 1%, the default stays");
+    if (confirmed >= kMinGain) chosen = *best;
+    else confirmed = 1.0;
+  } else {
+    std::printf("  the built-in default is the best here\n");
+  }
+
+  ScanTuning t;
+  t.shape = chosen.shape;
+  t.first_poll_ns = chosen.first_poll_ns;
+  t.poll_every_ns = chosen.poll_every_ns;
+  t.tuned = utc_now();
+  t.gain = confirmed;
+  const nlohmann::json evidence = {{"sizes", sizes_text(cfg)},
+                                   {"types", cfg.types},
+                                   {"reps", cfg.reps},
+                                   {"sm_count", meta.sm_count},
+                                   {"cuda_runtime", meta.runtime_version},
+                                   {"sweep", sweep_json}};
+  save_scan_tuning(path, meta.name, chapter, t, evidence);
+  std::printf("  %s on %s: tile %s, polls %u/%u ns (gain %.3f) -> %s\n", chapter.c_str(), meta.name.c_str(),
+              t.shape.c_str(), t.first_poll_ns, t.poll_every_ns, t.gain, path.c_str());
+  return 0;
+}
+
+int run_tuning(const Config& base_cfg, const DeviceMeta& meta, const std::string& path) {
+  Registry reg;
+  register_baseline_rows(reg);
+  std::vector<TuneCandidate> candidates;
+  register_ch07_tune_rows(reg, candidates);
+  register_ch11_tune_rows(reg, candidates);
+  std::vector<std::string> chapters;
+  for (const TuneCandidate& c : candidates) {
+    if (std::find(chapters.begin(), chapters.end(), c.chapter) == chapters.end()) chapters.push_back(c.chapter);
+  }
+
   for (const std::string& chapter : chapters) {
-    std::vector<const TuneCandidate*> mine;
-    const TuneCandidate* def = nullptr;
-    for (const TuneCandidate& c : candidates) {
-      if (c.chapter != chapter) continue;
-      mine.push_back(&c);
-      if (c.is_default) def = &c;
-    }
-    if (def == nullptr) throw std::logic_error("chapter " + chapter + " has no default among its tuning candidates");
-    std::vector<std::pair<double, const TuneCandidate*>> ranked;
-    for (const TuneCandidate* c : mine) ranked.emplace_back(gain_over(sweep.rows, def->row, c->row), c);
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-      return a.first > b.first;
-    });
-
-    std::printf("\nchapter %s: the five best of %zu (gain = default time / its time, geometric mean)\n",
-                chapter.c_str(), ranked.size());
-    nlohmann::json sweep_json = nlohmann::json::array();
-    for (size_t i = 0; i < ranked.size(); ++i) {
-      const TuneCandidate& c = *ranked[i].second;
-      if (i < 5 || c.is_default) {
-        std::printf("  %-10s first poll %5u ns, then every %5u ns   gain %.3f%s\n", c.shape.c_str(), c.first_poll_ns,
-                    c.poll_every_ns, ranked[i].first, c.is_default ? "   (built-in default)" : "");
-      }
-      sweep_json.push_back({{"shape", c.shape},
-                            {"first_poll_ns", c.first_poll_ns},
-                            {"poll_every_ns", c.poll_every_ns},
-                            {"gain", ranked[i].first}});
-    }
-
-    // The best again, against the default, with three times the repetitions.
-    const TuneCandidate* best = ranked.front().second;
-    TuneCandidate chosen = *def;
-    double confirmed = 1.0;
-    if (best != def) {
-      const BenchResult again = run_benchmark(only_rows(base_cfg, {def->row, best->row}, 3 * base_cfg.reps), reg, meta,
-                                              [](const std::vector<Measurement>&) {});
-      if (!again.fatal.empty()) {
-        std::fprintf(stderr, "scanlab_bench --tune: the device failed: %s\n", again.fatal.c_str());
-        return 1;
-      }
-      confirmed = gain_over(again.rows, def->row, best->row);
-      std::printf("  measured again (%d repetitions): %s %u/%u gain %.3f over the default: %s\n", 3 * base_cfg.reps,
-                  best->shape.c_str(), best->first_poll_ns, best->poll_every_ns, confirmed,
-                  confirmed >= kMinGain ? "kept" : "under 1%, the default stays");
-      if (confirmed >= kMinGain) chosen = *best;
-      else confirmed = 1.0;
-    } else {
-      std::printf("  the built-in default is the best here\n");
-    }
-
-    ScanTuning t;
-    t.shape = chosen.shape;
-    t.first_poll_ns = chosen.first_poll_ns;
-    t.poll_every_ns = chosen.poll_every_ns;
-    t.tuned = utc_now();
-    t.gain = confirmed;
-    const nlohmann::json evidence = {{"sizes", sizes_text(base_cfg)},
-                                     {"types", base_cfg.types},
-                                     {"reps", base_cfg.reps},
-                                     {"sm_count", meta.sm_count},
-                                     {"cuda_runtime", meta.runtime_version},
-                                     {"sweep", sweep_json}};
-    save_scan_tuning(path, meta.name, chapter, t, evidence);
-    std::printf("  %s on %s: tile %s, polls %u/%u ns (gain %.3f) -> %s\n", chapter.c_str(), meta.name.c_str(),
-                t.shape.c_str(), t.first_poll_ns, t.poll_every_ns, t.gain, path.c_str());
+    const int rc = tune_chapter(chapter, chapter == chapters.front(), candidates, reg, base_cfg, meta, path);
+    if (rc != 0) return rc;
   }
   return 0;
 }

@@ -21,13 +21,14 @@ struct TuneCandidate {
   unsigned poll_every_ns = 0;
   bool is_default = false;  // the chapter's built-in shape and schedule
   std::string row;
+  std::vector<size_t> sizes;  // where the chapter is tuned when --sizes is not given: where it runs its tuned kernel
 };
 
 struct PollPair {
   unsigned first_ns, every_ns;
 };
 
-// The poll schedules tried with every shape: the sleep before the first read from none to 1.5x the
+// The poll schedules tried with every shape: the sleep before the first read from none to 2x the
 // built-in 2.8 us, the sleep between reads from 0.3 to 2x the built-in 0.9 us; the built-in pair
 // is one of them.
 std::vector<PollPair> tune_poll_grid();
@@ -36,8 +37,9 @@ std::vector<PollPair> tune_poll_grid();
 void register_ch07_tune_rows(Registry& reg, std::vector<TuneCandidate>& out);
 void register_ch11_tune_rows(Registry& reg, std::vector<TuneCandidate>& out);
 
-// Measures every candidate (cfg's sizes, types, reps), re-measures each chapter's best against its
-// default, and writes the winners to `path`. Prints what it does; returns the exit code.
+// Measures every candidate (cfg's types and reps; cfg's sizes, or when it has none each chapter's
+// own), re-measures each chapter's best against its default, and writes the winners to `path`.
+// Prints what it does; returns the exit code.
 int run_tuning(const Config& cfg, const DeviceMeta& meta, const std::string& path);
 
 }  // namespace scanlab::bench
