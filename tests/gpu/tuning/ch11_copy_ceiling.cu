@@ -33,18 +33,10 @@
 #include <string>
 #include <vector>
 
+#include <scanlab/cuda_check.hpp>
 #include <scanlab/monoid.hpp>
 
 #include "async_copy_scan_dispatch.cuh"  // chapter 11's kernel and scan object (chapters/ and solutions/)
-
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
 
 namespace sp = scanlab::single_pass;
 namespace ptx = cuda::ptx;
@@ -278,7 +270,7 @@ struct Parts {
   std::size_t resident = 0;
   explicit Parts(std::size_t max_n) : storage(max_n / kTileItems) {
     auto k = ch11_parts<LOOK_BACK, SCAN, BULK_STORE, K, Desc>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
+    SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
     resident = scanlab::resident_blocks(k, 128, kStageBytes);
   }
   void run(const int* in, int* out, std::size_t n, sp::PollSchedule schedule = sp::kDefaultPolls) {
@@ -287,6 +279,7 @@ struct Parts {
     const auto polls = sp::polls_for_grid(schedule, tiles, resident);
     ch11_parts<LOOK_BACK, SCAN, BULK_STORE, K, Desc>
         <<<static_cast<unsigned>(tiles), 128, kStageBytes>>>(in, out, launch.desc, launch.ticket, polls);
+    SCANLAB_CHECK_LAUNCH();
     storage.launched();
   }
 };
@@ -296,21 +289,21 @@ struct Parts {
 template <class F>
 float median_ms(F f) {
   cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
+  SCANLAB_CUDA_CHECK(cudaEventCreate(&a));
+  SCANLAB_CUDA_CHECK(cudaEventCreate(&b));
   for (int i = 0; i < 3; ++i) f();
   std::vector<float> t;
   for (int i = 0; i < 20; ++i) {
-    CK(cudaEventRecord(a));
+    SCANLAB_CUDA_CHECK(cudaEventRecord(a));
     f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
+    SCANLAB_CUDA_CHECK(cudaEventRecord(b));
+    SCANLAB_CUDA_CHECK(cudaEventSynchronize(b));
     float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
+    SCANLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
     t.push_back(ms);
   }
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
+  SCANLAB_CUDA_CHECK(cudaEventDestroy(a));
+  SCANLAB_CUDA_CHECK(cudaEventDestroy(b));
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
 }
@@ -319,7 +312,7 @@ float median_ms(F f) {
 const char* check(const std::vector<int>& h_in, const int* d_out, std::size_t n, int scan) {
   if (scan < 0) return "(not checked)";  // (kUnchecked)
   std::vector<int> h(n);
-  CK(cudaMemcpy(h.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
+  SCANLAB_CUDA_CHECK(cudaMemcpy(h.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
   unsigned sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const int want = scan ? static_cast<int>(sum) : h_in[i];
@@ -336,17 +329,17 @@ int main(int argc, char** argv) {
   if (once) logs = {argc > 2 ? std::atoi(argv[2]) : 28};
   const std::size_t max_n = std::size_t{1} << *std::max_element(logs.begin(), logs.end());
   int *in, *out;
-  CK(cudaMalloc(&in, max_n * sizeof(int)));
-  CK(cudaMalloc(&out, max_n * sizeof(int)));
+  SCANLAB_CUDA_CHECK(cudaMalloc(&in, max_n * sizeof(int)));
+  SCANLAB_CUDA_CHECK(cudaMalloc(&out, max_n * sizeof(int)));
   std::vector<int> h_in(max_n);
   unsigned x = 12345;
   for (auto& v : h_in) {
     x = x * 1664525u + 1013904223u;
     v = static_cast<int>(x >> 20) - 2048;
   }
-  CK(cudaMemcpy(in, h_in.data(), max_n * sizeof(int), cudaMemcpyHostToDevice));
-  CK(cudaFuncSetAttribute(copy_staged, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
-  CK(cudaFuncSetAttribute(copy_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
+  SCANLAB_CUDA_CHECK(cudaMemcpy(in, h_in.data(), max_n * sizeof(int), cudaMemcpyHostToDevice));
+  SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(copy_staged, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
+  SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(copy_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
 
   ch11::AsyncCopyScan<int> scan(max_n);
   Parts<true, true, false> parts_all(max_n);
@@ -359,7 +352,7 @@ int main(int argc, char** argv) {
   ch11::AsyncCopyScan<int, ch11::Policy<128, 16, 8>> scan8(max_n);
   ch11::AsyncCopyScan<int, ch11::Policy<128, 16, 12>> scan12(max_n);
   cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
+  SCANLAB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, %d SMs; chapter 11's kernel: %zu blocks per SM\n", prop.name, prop.multiProcessorCount,
               parts_all.resident / prop.multiProcessorCount);
 
@@ -382,7 +375,7 @@ int main(int argc, char** argv) {
     };
     const unsigned register_tiles = static_cast<unsigned>(n / RegisterShape::TILE_ITEMS);
     add("copy", kCopy, [&] {
-      CK(cudaMemcpyAsync(out, in, n * sizeof(int), cudaMemcpyDeviceToDevice));
+      SCANLAB_CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(int), cudaMemcpyDeviceToDevice));
     });
     if (grid) {  // chapter 11's scan object: tiles of 4, 8 and 12 chunks under several poll schedules
       add("ch07", kScan, [&] {
@@ -453,22 +446,22 @@ int main(int argc, char** argv) {
     }
     float copy_ms = 0;
     for (const Row& r : rows) {
-      CK(cudaMemset(out, 0xff, n * sizeof(int)));
+      SCANLAB_CUDA_CHECK(cudaMemset(out, 0xff, n * sizeof(int)));
       if (once) {
         r.run();
         r.run();
-        CK(cudaDeviceSynchronize());
+        SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
         std::printf("2^%d %-20s %s\n", lg, r.name.c_str(), check(h_in, out, n, r.check));
         continue;
       }
       const float ms = median_ms(r.run);
-      CK(cudaGetLastError());
+      SCANLAB_CUDA_CHECK(cudaGetLastError());
       if (copy_ms == 0) copy_ms = ms;
       std::printf("2^%d %-20s %8.4f ms  %7.1f GB/s  x copy %.3f  %s\n", lg, r.name.c_str(), ms,
                   2.0 * n * sizeof(int) / ms / 1e6, copy_ms / ms, check(h_in, out, n, r.check));
     }
   }
-  CK(cudaFree(in));
-  CK(cudaFree(out));
+  SCANLAB_CUDA_CHECK(cudaFree(in));
+  SCANLAB_CUDA_CHECK(cudaFree(out));
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include <scanlab/cuda_check.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/descriptor_storage.cuh>
@@ -18,32 +19,23 @@
 #include "async_copy_scan_dispatch.cuh"  // the chapter's kernel (chapters/ and solutions/11_async_copy_scan)
 #include "ch11_probe_kernels.cuh"
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e_ = (x);                                                                  \
-    if (e_ != cudaSuccess) {                                                               \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
-
 using Plus = scanlab::Plus<int>;
 void ch07_exclusive_sum(const int* in, int* out, std::size_t n, std::size_t max_n);  // ch11_probe_ch07.cu
 
 template <class F>
 float median_ms(F f, int reps = 20) {
   cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
+  SCANLAB_CUDA_CHECK(cudaEventCreate(&a));
+  SCANLAB_CUDA_CHECK(cudaEventCreate(&b));
   for (int i = 0; i < 3; ++i) f();
   std::vector<float> t;
   for (int i = 0; i < reps; ++i) {
-    CK(cudaEventRecord(a));
+    SCANLAB_CUDA_CHECK(cudaEventRecord(a));
     f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
+    SCANLAB_CUDA_CHECK(cudaEventRecord(b));
+    SCANLAB_CUDA_CHECK(cudaEventSynchronize(b));
     float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
+    SCANLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
     t.push_back(ms);
   }
   std::sort(t.begin(), t.end());
@@ -59,7 +51,7 @@ struct Specialized {
   unsigned grid = 0;
   explicit Specialized(std::size_t max_n) : storage((max_n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS) {
     auto k = ch11::specialized_scan_kernel<Shape, STAGES, MINB, false, int, Desc, Plus>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kRing));
+    SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kRing));
     grid = static_cast<unsigned>(scanlab::resident_blocks(k, THREADS + 32, kRing));
   }
   void run(const int* in, int* out, std::size_t n) {
@@ -70,7 +62,7 @@ struct Specialized {
     const auto polls = scanlab::single_pass::polls_for_grid(scanlab::single_pass::kDefaultPolls, tiles, grid);
     ch11::specialized_scan_kernel<Shape, STAGES, MINB, false, int, Desc, Plus>
         <<<blocks, THREADS + 32, kRing>>>(in, out, n, launch.desc, launch.ticket.counter, true, polls, Plus{});
-    CK(cudaGetLastError());
+    SCANLAB_CUDA_CHECK(cudaGetLastError());
   }
 };
 
@@ -83,7 +75,7 @@ struct WarpTiled {
   unsigned grid = 0;
   explicit WarpTiled(std::size_t max_n) : storage((max_n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS) {
     auto k = ch11::warp_tile_scan_kernel<Shape, WARPS, SPW, MINB, false, int, Desc, Plus>;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kRing));
+    SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kRing));
     grid = static_cast<unsigned>(scanlab::resident_blocks(k, 32 * (WARPS + 1), kRing));
   }
   void run(const int* in, int* out, std::size_t n) {
@@ -94,7 +86,7 @@ struct WarpTiled {
     const auto polls = scanlab::single_pass::polls_for_grid(scanlab::single_pass::kDefaultPolls, tiles, grid * WARPS);
     ch11::warp_tile_scan_kernel<Shape, WARPS, SPW, MINB, false, int, Desc, Plus>
         <<<blocks, 32 * (WARPS + 1), kRing>>>(in, out, n, launch.desc, launch.ticket.counter, true, polls, Plus{});
-    CK(cudaGetLastError());
+    SCANLAB_CUDA_CHECK(cudaGetLastError());
   }
 };
 
@@ -110,9 +102,9 @@ int main(int argc, char** argv) {
   const int max_log = argc > 1 ? std::atoi(argv[1]) : 30;
   const std::size_t max_n = std::size_t{1} << max_log;
   int *in, *out, *ref;
-  CK(cudaMalloc(&in, max_n * 4));
-  CK(cudaMalloc(&out, max_n * 4));
-  CK(cudaMalloc(&ref, max_n * 4));
+  SCANLAB_CUDA_CHECK(cudaMalloc(&in, max_n * 4));
+  SCANLAB_CUDA_CHECK(cudaMalloc(&out, max_n * 4));
+  SCANLAB_CUDA_CHECK(cudaMalloc(&ref, max_n * 4));
   {
     std::vector<int> h(max_n);
     unsigned x = 12345;
@@ -120,12 +112,12 @@ int main(int argc, char** argv) {
       x = x * 1664525u + 1013904223u;
       v = static_cast<int>(x >> 20) - 2048;
     }
-    CK(cudaMemcpy(in, h.data(), max_n * 4, cudaMemcpyHostToDevice));
+    SCANLAB_CUDA_CHECK(cudaMemcpy(in, h.data(), max_n * 4, cudaMemcpyHostToDevice));
   }
   void* temp = nullptr;
   std::size_t temp_bytes = 0;
-  CK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, ref, max_n));
-  CK(cudaMalloc(&temp, temp_bytes));
+  SCANLAB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, in, ref, max_n));
+  SCANLAB_CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
   Specialized<128, 32, 2, 1> s_128_32_2(max_n);
   WarpTiled<64, 4, 2, 1> w_64_4_2(max_n);
   Chunked<128, 16, 4, 1> c_128_16_4(max_n);
@@ -141,22 +133,22 @@ int main(int argc, char** argv) {
   for (int lg = 16; lg <= max_log; lg += 2) {
     const std::size_t n = std::size_t{1} << lg;
     const float copy = median_ms([&] {
-      CK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice));
+      SCANLAB_CUDA_CHECK(cudaMemcpyAsync(out, in, n * 4, cudaMemcpyDeviceToDevice));
     });
     const float cubt = median_ms([&] {
-      CK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, ref, n));
+      SCANLAB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, ref, n));
     });
     const float c07 = median_ms([&] {
       ch07_exclusive_sum(in, out, n, max_n);
     });
     auto report = [&](const char* name, auto& s) {
-      CK(cudaMemset(out, 0xAB, n * 4));
+      SCANLAB_CUDA_CHECK(cudaMemset(out, 0xAB, n * 4));
       s.run(in, out, n);
-      CK(cudaDeviceSynchronize());
+      SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
       a.resize(n);
       b.resize(n);
-      CK(cudaMemcpy(a.data(), out, n * 4, cudaMemcpyDeviceToHost));
-      CK(cudaMemcpy(b.data(), ref, n * 4, cudaMemcpyDeviceToHost));
+      SCANLAB_CUDA_CHECK(cudaMemcpy(a.data(), out, n * 4, cudaMemcpyDeviceToHost));
+      SCANLAB_CUDA_CHECK(cudaMemcpy(b.data(), ref, n * 4, cudaMemcpyDeviceToHost));
       const bool ok = a == b;
       const float t = median_ms([&] {
         s.run(in, out, n);
@@ -164,7 +156,7 @@ int main(int argc, char** argv) {
       std::printf("%-6d %9.4f %9.4f %9.4f | x copy: %6.3f %6.3f | %-12s %9.4f %6.3f %6.3f %s\n", lg, copy, cubt, c07,
                   copy / cubt, copy / c07, name, t, copy / t, cubt / t, ok ? "ok" : "WRONG");
     };
-    CK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, ref, n));
+    SCANLAB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, in, ref, n));
     report("128x32 s2", s_128_32_2);
     report("w64 4x2", w_64_4_2);
     report("c128x16 x4", c_128_16_4);
