@@ -13,8 +13,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <stdexcept>
-#include <string>
 #include <vector>
 
 #include <scanlab/cuda_check.hpp>
@@ -122,11 +120,7 @@ class DecoupledLookbackScan {
   void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
     if (n == 0) return;
     const std::size_t tiles = tiles_for(n);
-    if (tiles > storage_.max_tiles()) {
-      throw std::invalid_argument("ch07::DecoupledLookbackScan: n = " + std::to_string(n) +
-                                  " is more than this scan object was made for");
-    }
-    if (tiles > 0x7fffffffu) throw std::invalid_argument("ch07::DecoupledLookbackScan: more than 2^31 - 1 tiles");
+    storage_.check_tiles(tiles, n, "ch07::DecoupledLookbackScan");
     SCANLAB_NVTX_RANGE("ch07::decoupled_lookback_scan");
     // The descriptors carry this launch's tracing probe (traced builds).
     single_pass::launch_single_pass_scan<Shape, P::kMinBlocksPerSm, INCLUSIVE>(

@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <stdexcept>
-#include <string>
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
@@ -233,21 +232,12 @@ class AsyncCopyScan {
     return blocks;
   }
 
-  // A launch of `tiles` tiles for n elements: within the descriptors made, and numbered in 31 bits.
-  void check_tiles(std::size_t tiles, std::size_t n) const {
-    if (tiles > storage_.max_tiles()) {
-      throw std::invalid_argument("ch11::AsyncCopyScan: n = " + std::to_string(n) +
-                                  " is more than this scan object was made for");
-    }
-    if (tiles > 0x7fffffffu) throw std::invalid_argument("ch11::AsyncCopyScan: more than 2^31 - 1 tiles");
-  }
-
   template <bool INCLUSIVE, class Op>
   void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
     if (n == 0) return;
     if (!stages(n, o)) return run_in_registers<INCLUSIVE>(in, out, n, op, s);
     const std::size_t tiles = tiles_for(n);
-    check_tiles(tiles, n);
+    storage_.check_tiles(tiles, n, "ch11::AsyncCopyScan");
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan");
     const std::size_t resident = resident_blocks<INCLUSIVE, Op>();
     const auto launch = storage_.next_launch(tiles, s);
@@ -264,7 +254,7 @@ class AsyncCopyScan {
   template <bool INCLUSIVE, class Op>
   void run_in_registers(const T* in, T* out, std::size_t n, Op op, cudaStream_t s) {
     const std::size_t tiles = register_tiles_for(n);
-    check_tiles(tiles, n);
+    storage_.check_tiles(tiles, n, "ch11::AsyncCopyScan");
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan (chapter 07's kernel: n below staged_from)");
     single_pass::launch_single_pass_scan<RegisterShape, 1, INCLUSIVE>(
         storage_, in, out, n, tiles, op, single_pass::LibraryLookBack<single_pass::Lookback::warp>{},

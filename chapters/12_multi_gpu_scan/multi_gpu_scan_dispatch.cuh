@@ -182,11 +182,7 @@ class SeededScan {
       return;
     }
     const std::size_t tiles = tiles_for(n);
-    if (tiles > storage_.max_tiles()) {
-      throw std::invalid_argument("ch12::SeededScan: n = " + std::to_string(n) +
-                                  " is more than this scan object was made for");
-    }
-    if (tiles > 0x7fffffffu) throw std::invalid_argument("ch12::SeededScan: more than 2^31 - 1 tiles");
+    storage_.check_tiles(tiles, n, "ch12::SeededScan");
     const auto launch = storage_.next_launch(tiles, s);
     const bool vectorized = single_pass::aligned16(in) && (out == nullptr || single_pass::aligned16(out));
     const single_pass::PollSchedule polls =

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -414,6 +415,23 @@ void scans_on_one_storage() {
   scanner.scan_matches_oracle(4, stream++, true);
 }
 }  // namespace
+
+TEST_CASE("single_pass: a scan object refuses more tiles than it was made for, and more than 2^31 - 1") {
+  CHECK_NOTHROW(sp::check_tile_count(100, 100, 409600, "scan"));
+  CHECK_THROWS_WITH_AS(sp::check_tile_count(101, 100, 409601, "ch07::DecoupledLookbackScan"),
+                       "ch07::DecoupledLookbackScan: n = 409601 is more than this scan object was made for",
+                       std::invalid_argument);
+  const std::size_t most = 0x7fffffffu;
+  CHECK_NOTHROW(sp::check_tile_count(most, most, most * 4096, "scan"));
+  CHECK_THROWS_WITH_AS(sp::check_tile_count(most + 1, most + 1, (most + 1) * 4096, "ch11::AsyncCopyScan"),
+                       "ch11::AsyncCopyScan: more than 2^31 - 1 tiles", std::invalid_argument);
+  // Through a storage: the count it was made for.
+  using I = std::int32_t;
+  using Desc = sp::TileDescriptors<I, sp::Descriptors::fused>;
+  const sp::DescriptorStorage<I, sp::Descriptors::fused, Desc> storage(8);
+  CHECK_NOTHROW(storage.check_tiles(8, 8 * 4096, "scan"));
+  CHECK_THROWS_AS(storage.check_tiles(9, 8 * 4096 + 1, "scan"), std::invalid_argument);
+}
 
 TEST_CASE("single_pass: a small launch after a large one leaves the large side to a memset") {
   // What each launch's blocks are asked to clear (the scans above check that the result is right).

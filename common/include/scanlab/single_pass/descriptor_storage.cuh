@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
@@ -22,6 +24,16 @@
 #include <scanlab/single_pass/protocol.cuh>  // Ticket
 
 namespace scanlab::single_pass {
+
+// A launch of `tiles` tiles for n elements must fit in the descriptors made for max_tiles tiles,
+// and its tile numbers in 31 bits (one block a tile, in a 1-D grid). std::invalid_argument
+// otherwise, in the words of `who`, the scan object that was asked.
+inline void check_tile_count(std::size_t tiles, std::size_t max_tiles, std::size_t n, const std::string& who) {
+  if (tiles > max_tiles) {
+    throw std::invalid_argument(who + ": n = " + std::to_string(n) + " is more than this scan object was made for");
+  }
+  if (tiles > 0x7fffffffu) throw std::invalid_argument(who + ": more than 2^31 - 1 tiles");
+}
 
 // Desc: the device view to fill: single_pass::TileDescriptors<T, D> (lookback.cuh), or a type with
 // the same fields (chapter 07's own, which adds its tracing probe; this header does not include
@@ -50,6 +62,10 @@ class DescriptorStorage {
         dirty_words_{side_bytes() / sizeof(unsigned), side_bytes() / sizeof(unsigned)} {}
 
   std::size_t max_tiles() const { return max_tiles_; }
+  // check_tile_count against this storage's tiles, before a launch is asked for.
+  void check_tiles(std::size_t tiles, std::size_t n, const std::string& who) const {
+    check_tile_count(tiles, max_tiles_, n, who);
+  }
   // The scan's own bytes (header_bytes of them, 16-byte aligned); never cleared.
   unsigned char* header() { return storage_.data(); }
 
