@@ -37,6 +37,7 @@
 #include <scanlab/monoid.hpp>
 
 #include "async_copy_scan_dispatch.cuh"  // chapter 11's kernel and scan object (chapters/ and solutions/)
+#include "sweep_timing.cuh"              // median_ms
 
 namespace sp = scanlab::single_pass;
 namespace ptx = cuda::ptx;
@@ -67,6 +68,9 @@ __device__ __forceinline__ void stage_chunks(ch11::Barrier (&landed)[kChunks], i
   ch11::stage_tile<kChunks, Chunk::TILE_ITEMS>(landed, stage, tile_in, tokens);
 }
 
+// Chapter 11's tile staged by bulk copies, then written out by the threads from shared memory
+// (BULK_STORE false), or by thread 0 with one bulk copy per chunk (true: no thread touches the data).
+template <bool BULK_STORE>
 __global__ void __launch_bounds__(128) copy_staged(const int* in, int* out) {
   extern __shared__ __align__(128) unsigned char stage_bytes[];
   int* stage = reinterpret_cast<int*>(stage_bytes);
@@ -76,28 +80,23 @@ __global__ void __launch_bounds__(128) copy_staged(const int* in, int* out) {
   stage_chunks(landed, stage, in + start, tokens);
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
-    int items[Chunk::ITEMS];
-    ch11::read_staged_chunk<Chunk>(landed[c], tokens[c], stage + c * Chunk::TILE_ITEMS, items);
-    sp::store_full_tile<Chunk>(out + start + c * Chunk::TILE_ITEMS, items, true);
-  }
-}
-
-__global__ void __launch_bounds__(128) copy_bulk(const int* in, int* out) {
-  extern __shared__ __align__(128) unsigned char stage_bytes[];
-  int* stage = reinterpret_cast<int*>(stage_bytes);
-  __shared__ ch11::Barrier landed[kChunks];
-  ch11::Token tokens[kChunks];
-  const std::size_t start = static_cast<std::size_t>(blockIdx.x) * kTileItems;
-  stage_chunks(landed, stage, in + start, tokens);
-  for (int c = 0; c < kChunks; ++c) {
-    landed[c].wait(std::move(tokens[c]));
-    if (threadIdx.x == 0) {
-      ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, out + start + c * Chunk::TILE_ITEMS,
-                         stage + c * Chunk::TILE_ITEMS, static_cast<unsigned>(sizeof(int) * Chunk::TILE_ITEMS));
-      ptx::cp_async_bulk_commit_group();
+    int* chunk_out = out + start + c * Chunk::TILE_ITEMS;
+    if constexpr (BULK_STORE) {
+      landed[c].wait(std::move(tokens[c]));
+      if (threadIdx.x == 0) {
+        ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, chunk_out, stage + c * Chunk::TILE_ITEMS,
+                           static_cast<unsigned>(sizeof(int) * Chunk::TILE_ITEMS));
+        ptx::cp_async_bulk_commit_group();
+      }
+    } else {
+      int items[Chunk::ITEMS];
+      ch11::read_staged_chunk<Chunk>(landed[c], tokens[c], stage + c * Chunk::TILE_ITEMS, items);
+      sp::store_full_tile<Chunk>(chunk_out, items, true);
     }
   }
-  if (threadIdx.x == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});  // shared memory is read before exit
+  if constexpr (BULK_STORE) {
+    if (threadIdx.x == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});  // shared memory is read before exit
+  }
 }
 
 // ---- a wider look-back window -----------------------------------------------------------------------
@@ -286,28 +285,6 @@ struct Parts {
 
 // ---- timing and checking --------------------------------------------------------------------------
 
-template <class F>
-float median_ms(F f) {
-  cudaEvent_t a, b;
-  SCANLAB_CUDA_CHECK(cudaEventCreate(&a));
-  SCANLAB_CUDA_CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < 20; ++i) {
-    SCANLAB_CUDA_CHECK(cudaEventRecord(a));
-    f();
-    SCANLAB_CUDA_CHECK(cudaEventRecord(b));
-    SCANLAB_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    SCANLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  SCANLAB_CUDA_CHECK(cudaEventDestroy(a));
-  SCANLAB_CUDA_CHECK(cudaEventDestroy(b));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 // "ok" when out is in (scan 0: copies) or its exclusive sum (scan 1), modulo 2^32 as int32 wraps.
 const char* check(const std::vector<int>& h_in, const int* d_out, std::size_t n, int scan) {
   if (scan < 0) return "(not checked)";  // (kUnchecked)
@@ -338,8 +315,10 @@ int main(int argc, char** argv) {
     v = static_cast<int>(x >> 20) - 2048;
   }
   SCANLAB_CUDA_CHECK(cudaMemcpy(in, h_in.data(), max_n * sizeof(int), cudaMemcpyHostToDevice));
-  SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(copy_staged, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
-  SCANLAB_CUDA_CHECK(cudaFuncSetAttribute(copy_bulk, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
+  SCANLAB_CUDA_CHECK(
+      cudaFuncSetAttribute(copy_staged<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
+  SCANLAB_CUDA_CHECK(
+      cudaFuncSetAttribute(copy_staged<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
 
   ch11::AsyncCopyScan<int> scan(max_n);
   Parts<true, true, false> parts_all(max_n);
@@ -401,10 +380,10 @@ int main(int argc, char** argv) {
         copy_registers<<<register_tiles, 128>>>(in, out);
       });
       add("copy_staged", kCopy, [&] {
-        copy_staged<<<tiles, 128, kStageBytes>>>(in, out);
+        copy_staged<false><<<tiles, 128, kStageBytes>>>(in, out);
       });
       add("copy_bulk", kCopy, [&] {
-        copy_bulk<<<tiles, 128, kStageBytes>>>(in, out);
+        copy_staged<true><<<tiles, 128, kStageBytes>>>(in, out);
       });
       add("ch07", kScan, [&] {
         scan.exclusive(in, out, n, Plus{}, 0, registers_always);

@@ -18,29 +18,10 @@
 
 #include "async_copy_scan_dispatch.cuh"  // the chapter's kernel (chapters/ and solutions/11_async_copy_scan)
 #include "ch11_probe_kernels.cuh"
+#include "sweep_timing.cuh"  // median_ms
 
 using Plus = scanlab::Plus<int>;
 void ch07_exclusive_sum(const int* in, int* out, std::size_t n, std::size_t max_n);  // ch11_probe_ch07.cu
-
-template <class F>
-float median_ms(F f, int reps = 20) {
-  cudaEvent_t a, b;
-  SCANLAB_CUDA_CHECK(cudaEventCreate(&a));
-  SCANLAB_CUDA_CHECK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < reps; ++i) {
-    SCANLAB_CUDA_CHECK(cudaEventRecord(a));
-    f();
-    SCANLAB_CUDA_CHECK(cudaEventRecord(b));
-    SCANLAB_CUDA_CHECK(cudaEventSynchronize(b));
-    float ms = 0;
-    SCANLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
 
 template <int THREADS, int ITEMS, int STAGES, int MINB>
 struct Specialized {
