@@ -48,10 +48,10 @@ void register_ch11_tune_rows(Registry& reg, std::vector<TuneCandidate>& out) {
   const single_pass::PollSchedule built_in = single_pass::kDefaultPolls;
   for (const std::string& shape : ch11::tuned_shapes()) {
     for (const PollPair p : tune_poll_grid()) {
+      TuneCandidate c{"11_async_copy_scan", shape, p.first_ns, p.every_ns, false, "", {}};
       // Where the scan object stages (from ch11::kStagedFrom = 2^25 up): below, it runs chapter 07's kernel.
       static_assert(ch11::kStagedFrom <= (size_t(1) << 26), "chapter 11 is tuned where it stages");
-      TuneCandidate c{
-          "11_async_copy_scan", shape, p.first_ns, p.every_ns, false, "", {size_t(1) << 26, size_t(1) << 28}};
+      c.sizes = {size_t(1) << 26, size_t(1) << 28};
       c.is_default =
           shape == ch11::tuned_shapes().front() && p.first_ns == built_in.first_ns && p.every_ns == built_in.every_ns;
       c.row = "ch11 " + shape + " " + std::to_string(p.first_ns) + "/" + std::to_string(p.every_ns);

@@ -208,9 +208,8 @@ void register_ch07(Registry& reg) {
 void register_ch07_tune_rows(Registry& reg, std::vector<TuneCandidate>& out) {
   for (const std::string& shape : ch07::tuned_shapes()) {
     for (const PollPair p : tune_poll_grid()) {
-      // Many waves of tiles, where the polls matter; 2^28 only adds time.
-      TuneCandidate c{"07_decoupled_lookback",           shape, p.first_ns, p.every_ns, false, "",
-                      {size_t(1) << 24, size_t(1) << 26}};
+      TuneCandidate c{"07_decoupled_lookback", shape, p.first_ns, p.every_ns, false, "", {}};
+      c.sizes = {size_t(1) << 24, size_t(1) << 26};  // many waves of tiles, where the polls matter; 2^28 only adds time
       c.is_default = shape == ch07::tuned_shapes().front() && p.first_ns == ch07::kDefaultPolls.first_ns &&
                      p.every_ns == ch07::kDefaultPolls.every_ns;
       c.row = "ch07 " + shape + " " + std::to_string(p.first_ns) + "/" + std::to_string(p.every_ns);
