@@ -14,15 +14,10 @@
 #      addr2line, which needs nothing more, and full debug information of these instrumented
 #      units took a third of the whole build's time. They compile at -O1: a quarter faster to
 #      build than -O2, and no slower to grade (chapter 07's grading run took 0.47 s either way).
-#      They are also compiled with GCC's alignment check (-fsanitize=alignment), whose handler the
-#      emulator implements too (hooks.cpp): a load or store through a pointer not aligned for its
-#      type fails the launch, as it faults on a GPU. The thread-sanitizer hooks cannot see that for
-#      the 16-byte vector types (uint4, float4, ...), which GCC copies as four 4-byte words.
 # gpu: nvcc compiles the same .cu files; nothing of the emulator is linked.
 
 set(SCANLAB_EMU_KERNEL_FLAGS
     -fsanitize=thread
-    -fsanitize=alignment
     --param=tsan-distinguish-volatile=1
     --param=tsan-instrument-func-entry-exit=0
     -fno-omit-frame-pointer

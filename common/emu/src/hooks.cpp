@@ -210,30 +210,4 @@ SCANLAB_EMU_ATOMIC_HOOKS(64, std::int64_t)
 void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 void __tsan_atomic_signal_fence(int) {}
 
-// GCC's alignment check (-fsanitize=alignment, cmake/ScanlabBackends.cmake) calls this before a
-// load or store through a pointer that is not aligned for its type, with what it knows of the
-// access (the layout of GCC's libsanitizer, ubsan_handlers.h). It is how the emulator sees a
-// 16-byte vector type's alignment: GCC copies a uint4 as four 4-byte words, which the hooks above
-// find aligned. Inside a kernel the launch fails, as the access faults on a GPU; in host code the
-// access goes ahead, as it does on the CPU.
-struct UbsanSourceLocation {
-  const char* file;
-  unsigned line, column;
-};
-struct UbsanTypeMismatchData {
-  UbsanSourceLocation location;
-  const void* type;
-  unsigned char log_alignment;
-  unsigned char check_kind;  // 0 a load, 1 a store, 2 a reference bound, 3 a member accessed, ...
-};
-
-void __ubsan_handle_type_mismatch_v1(UbsanTypeMismatchData* data, void* pointer) {
-  Thread* t = running;
-  if (!t || on_own_stack(t, pointer)) return;
-  const std::size_t alignment = std::size_t(1) << data->log_alignment;
-  const bool is_write = data->check_kind == 1;
-  if (is_shared_address(pointer)) scanlab_emu::detail::memcheck_shared_alignment(t, pointer, alignment, is_write, PC);
-  else scanlab_emu::detail::memcheck_access(t, pointer, alignment, is_write, true, PC);
-}
-
 }  // extern "C"

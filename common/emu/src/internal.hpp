@@ -324,14 +324,11 @@ struct AllocationInfo {
 bool allocation_around(const void* p, AllocationInfo& out, bool nearest);  // runtime_api.cpp
 extern bool memcheck;  // this launch checks its global accesses (--memcheck)
 // An access of `bytes` at addr (neither shared memory nor the thread's own stack); `aligned`: the
-// instruction needs natural alignment (the compiler's aligned load or store of that size). Called
-// with --memcheck for every access, and always for one that GCC's alignment check found misaligned
-// (hooks.cpp, __ubsan_handle_type_mismatch_v1).
+// instruction needs natural alignment (the compiler's aligned load or store of that size).
 void memcheck_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, bool aligned, const void* pc);
 // A shared-memory access the compiler made at a naturally aligned address of its size (a 16-byte
 // vector, say) that is not aligned: fails the launch with cudaErrorMisalignedAddress, as on a GPU,
-// where the shared arena's own placement would otherwise hide it (with --memcheck, and for GCC's
-// alignment check always).
+// where the shared arena's own placement would otherwise hide it (memcheck only).
 void memcheck_shared_alignment(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc);
 void memcheck_launch_started();
 void install_fault_handler();  // reports a fault inside a kernel (illegal address, stack overflow)

@@ -9,11 +9,10 @@
 // fails the launch with cudaErrorIllegalAddress or cudaErrorMisalignedAddress, as on a GPU.
 // Accesses to memory that is no allocation's (a __device__ variable, host memory) are not checked;
 // shared-memory accesses are checked for alignment only (the arena places arrays at the alignment
-// their type asks for, so an 8-byte access into an array of 4-byte words may land anywhere). The
-// 16-byte vector types (uint4, float4) never reach those hooks as one access: GCC copies them as
-// four 4-byte words. Their alignment is checked by the compiler instead: kernel units are built with
-// -fsanitize=alignment, and its handler (hooks.cpp) reports through the same two checks below, with
-// or without --memcheck, since a GPU faults on a misaligned access either way.
+// their type asks for, so an 8-byte access into an array of 4-byte words may land anywhere). Not
+// seen: the alignment of 16-byte vector types (uint4, float4): GCC copies them as four 4-byte
+// words, so no 16-byte access reaches the hooks, while a GPU's 16-byte load or store needs a
+// 16-byte aligned address.
 #include <signal.h>
 #include <ucontext.h>
 #include <unistd.h>

@@ -769,7 +769,7 @@ void run_launch(Launch& L) {
   weak_memory = options().memory == Memory::weak;
   if (weak_memory) weak_launch_started(options().seed);
   memcheck = options().memcheck;
-  memcheck_launch_started();  // (also for the alignment checks that run without --memcheck)
+  if (memcheck) memcheck_launch_started();
   async_launch_started(options().seed);
   install_fault_handler();
   observe_loads = observe_shared || weak_memory || memcheck;
