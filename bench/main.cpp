@@ -111,8 +111,8 @@ int main(int argc, char** argv) {
     if (tune && app.count("--algorithms") > 0)
       throw UsageError("--tune measures its own rows; it takes no --algorithms");
     if (tune && tune_file.empty()) throw UsageError("--tune: no place for the tuning file (set --tune-file or HOME)");
-    cfg.sizes = resolve_sizes(size_list, min_log2, max_log2, step_log2);
-    if (tune_own_sizes) cfg.sizes.clear();
+    // (none: each chapter is tuned at its own sizes)
+    if (!tune_own_sizes) cfg.sizes = resolve_sizes(size_list, min_log2, max_log2, step_log2);
     if (cfg.types.empty() || cfg.algorithms.empty()) throw UsageError("--types and --algorithms need a value");
     check_writable(csv_path, "--csv");
     check_writable(json_path, "--json");
