@@ -181,6 +181,11 @@ void register_ch07(Registry& reg) {
   // after 2.8 us and then every 0.9 us.
   add_ch07_row<ch07::DefaultPolicy>(reg, "ch07_lookback",
                                     "chapter 07: decoupled look-back, warp window, fused words, 128x32");
+  // The default tile at every size: without the one-wave tile just past one wave (the library
+  // applies that rule to the default policy type only; naming the fused descriptors makes another
+  // type with the same kernel for 4-byte values).
+  add_ch07_row<Policy<128, 32, Descriptors::fused>>(reg, "ch07_128x32_every_size",
+                                                    "chapter 07, 128x32 at every size (no one-wave tile)");
   // Tile shapes (default polling).
   add_ch07_row<Policy<128, 24>>(reg, "ch07_128x24", "chapter 07, 128 threads x 24 items");
   add_ch07_row<Policy<256, 16>>(reg, "ch07_256x16", "chapter 07, 256 threads x 16 items");

@@ -2,7 +2,7 @@
 // decoupled_lookback.cuh (the descriptors, the look-backs and publish_and_look_back); this file puts
 // it to work: the kernel (steps 1, 2 and 6 of the protocol: the single-pass library's
 // single_pass_scan_kernel, run around your publish_and_look_back, and launched by the library's
-// launch_single_pass_scan), the descriptors' storage and the checks before a launch.
+// launch_single_pass_scan_for), the descriptors' storage and the checks before a launch.
 //
 // The policy, the tile work, the ticket and the poll schedule are the single-pass library's
 // (common/include/scanlab/single_pass/), which chapter 08 onwards uses too: there, the library's own
@@ -119,15 +119,16 @@ class DecoupledLookbackScan {
   template <bool INCLUSIVE, class Op>
   void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
     if (n == 0) return;
-    const std::size_t tiles = tiles_for(n);
-    storage_.check_tiles(tiles, n, "ch07::DecoupledLookbackScan");
     SCANLAB_NVTX_RANGE("ch07::decoupled_lookback_scan");
-    // The descriptors carry this launch's tracing probe (traced builds).
-    single_pass::launch_single_pass_scan<Shape, P::kMinBlocksPerSm, INCLUSIVE>(
-        storage_, in, out, n, tiles, op, ChapterLookBack<P::kLookback>{}, o.polls, o.order, s, [&](Desc d) {
-          d.probe = o.probe;
-          return d;
-        });
+    // P's tile, or for the default policy on a GPU, just past one wave of its tiles, the one-wave
+    // tile (the library's one-wave tile rule; the book, "Speed"). The descriptors carry this
+    // launch's tracing probe (traced builds).
+    single_pass::launch_single_pass_scan_for<P, INCLUSIVE>(storage_, in, out, n, op, ChapterLookBack<P::kLookback>{},
+                                                           o.polls, o.order, s, "ch07::DecoupledLookbackScan",
+                                                           [&](Desc d) {
+                                                             d.probe = o.probe;
+                                                             return d;
+                                                           });
   }
 
   single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;

@@ -191,8 +191,9 @@ class AsyncCopyScan {
   static constexpr single_pass::Descriptors kDescriptors =
       single_pass::resolve_descriptors<T>(single_pass::Descriptors::automatic);
   using Desc = single_pass::TileDescriptors<T, kDescriptors>;
-  // Below Options::staged_from: chapter 07's kernel and tile (128 x 32, registers), with the same
-  // descriptors and the library's look-back.
+  // Below Options::staged_from: chapter 07's kernel and tile (128 x 32, registers; just past one
+  // wave of them, its one-wave tile), with the same descriptors and the library's look-back. The
+  // descriptors are sized for the smaller tile, the larger count.
   using RegisterShape = single_pass::DefaultPolicy::Shape<T>;
 
   explicit AsyncCopyScan(std::size_t max_n) : storage_(std::max(tiles_for(max_n), register_tiles_for(max_n))) {}
@@ -253,12 +254,10 @@ class AsyncCopyScan {
   // Chapter 07's scan: the library's single-pass kernel, chapter 07's tile and poll schedule.
   template <bool INCLUSIVE, class Op>
   void run_in_registers(const T* in, T* out, std::size_t n, Op op, cudaStream_t s) {
-    const std::size_t tiles = register_tiles_for(n);
-    storage_.check_tiles(tiles, n, "ch11::AsyncCopyScan");
     SCANLAB_NVTX_RANGE("ch11::async_copy_scan (chapter 07's kernel: n below staged_from)");
-    single_pass::launch_single_pass_scan<RegisterShape, 1, INCLUSIVE>(
-        storage_, in, out, n, tiles, op, single_pass::LibraryLookBack<single_pass::Lookback::warp>{},
-        single_pass::kDefaultPolls, single_pass::TileOrder::ticket, s);
+    single_pass::launch_single_pass_scan_for<single_pass::DefaultPolicy, INCLUSIVE>(
+        storage_, in, out, n, op, single_pass::LibraryLookBack<single_pass::Lookback::warp>{},
+        single_pass::kDefaultPolls, single_pass::TileOrder::ticket, s, "ch11::AsyncCopyScan");
   }
 
   single_pass::DescriptorStorage<T, kDescriptors, Desc> storage_;

@@ -208,6 +208,28 @@ TEST_CASE("single_pass: descriptors resolve by value size; the one-wave rule dro
   CHECK(sp::kDefaultPolls.first_ns > 0);  // the tuned schedule sleeps before its first read
 }
 
+TEST_CASE("single_pass: the one-wave tile rule takes the wide tile only just past one wave") {
+  // An H200's numbers for int32: 924 default tiles of 4096 resident, 528 one-wave tiles of 8192.
+  constexpr std::size_t kTile = 4096, kResident = 924, kWide = 8192, kWideResident = 528;
+  auto pays = [&](std::size_t n) {
+    return sp::one_wave_tiles_pay(n, kTile, kResident, kWide, kWideResident);
+  };
+  CHECK_FALSE(pays(0));
+  CHECK_FALSE(pays(std::size_t(1) << 20));
+  CHECK_FALSE(pays(kTile * kResident));  // one wave of default tiles: nothing to gain
+  CHECK(pays(kTile * kResident + 1));    // one tile more: a second wave of one tile
+  CHECK(pays(std::size_t(1) << 22));     // 1024 tiles, or 512 wide ones
+  CHECK(pays(kWide * kWideResident));    // the last size one wave of wide tiles holds
+  CHECK_FALSE(pays(kWide * kWideResident + 1));
+  CHECK_FALSE(pays(std::size_t(1) << 28));
+  // A GPU whose wide tiles hold no more than its default ones: never.
+  for (std::size_t n : {std::size_t(1), std::size_t(524288), std::size_t(524289), std::size_t(1) << 24})
+    CHECK_FALSE(sp::one_wave_tiles_pay(n, 4096, 128, 8192, 64));
+  static_assert(sp::OneWavePolicy::kBlockThreads * sp::OneWavePolicy::kItems ==
+                    2 * sp::DefaultPolicy::kBlockThreads * sp::DefaultPolicy::kItems,
+                "the one-wave tile holds twice the default's elements");
+}
+
 // ---- the tile work -------------------------------------------------------------------------------
 
 namespace {

@@ -44,4 +44,11 @@ struct Policy {
 // of the registers hold data in flight.
 using DefaultPolicy = Policy<128, 32>;
 
+// The one-wave tile: twice the default's elements (8192), over 256 threads with registers capped for
+// four resident blocks per SM. A scan whose default tiles need a little more than one wave of
+// blocks (2^22 elements make 1024 of them; an H100 or H200 holds 924 at once) runs in one wave of
+// these instead (512; 528 fit), and does not wait for a second wave's few tiles: the one-wave tile
+// rule (polls.cuh), measured on an H200 in chapter 07's "Speed".
+using OneWavePolicy = Policy<256, 32, Descriptors::automatic, Lookback::warp, 4>;
+
 }  // namespace scanlab::single_pass

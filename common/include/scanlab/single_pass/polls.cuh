@@ -38,6 +38,21 @@ constexpr PollSchedule polls_for_grid(PollSchedule polls, std::size_t tiles, std
 }
 // --8<-- [end:one_wave]
 
+// --8<-- [start:one_wave_tiles]
+// The one-wave tile rule (host), the same idea for the tile size: when a scan's tiles need more
+// than one wave (tiles > resident_tiles), the last few start only when the first ones finish, and
+// the scan takes two tile lifetimes for little more than one wave of work. If tiles of
+// wide_tile_items elements all fit at once (wide_resident of them), they do the same work in one.
+// Past that, both need several waves and the default tile is faster (measured on an H200: chapter
+// 07, "Speed").
+constexpr bool one_wave_tiles_pay(std::size_t n, std::size_t tile_items, std::size_t resident_tiles,
+                                  std::size_t wide_tile_items, std::size_t wide_resident) {
+  const std::size_t tiles = (n + tile_items - 1) / tile_items;
+  const std::size_t wide_tiles = (n + wide_tile_items - 1) / wide_tile_items;
+  return tiles > resident_tiles && wide_tiles <= wide_resident;
+}
+// --8<-- [end:one_wave_tiles]
+
 // --8<-- [start:poll_delay]
 // A look-back's waiting: constructing one sleeps first_ns (before the first read); wait() sleeps
 // every_ns (after a read that found a needed predecessor still X).

@@ -7,7 +7,8 @@
 // NVR-2016-002): take a tile number from the ticket, load and reduce the tile, let warp 0 publish
 // and look back (steps 3 to 5: the LookBack), then scan the tile from its prefix and store it.
 //
-// launch_single_pass_scan is its host side: one launch on a DescriptorStorage.
+// launch_single_pass_scan is its host side: one launch on a DescriptorStorage; and
+// launch_single_pass_scan_for the choice of its tile by size (the one-wave tile rule).
 //
 // Include it in quotes, by a path the CPU emulator's translator finds (relative to the including
 // file): it declares shared memory, which the translator rewrites in the files it reaches through
@@ -17,10 +18,12 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/descriptor_storage.cuh>
+#include <scanlab/single_pass/policy.cuh>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
 #include <scanlab/single_pass/tile.cuh>
@@ -71,6 +74,21 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, MIN_BLOCKS)
 }
 // --8<-- [end:kernel]
 
+// Blocks of the kernel for Shape resident on the device at once (scanlab/occupancy.hpp), asked once
+// per kernel instantiation and process.
+template <class Shape, int MIN_BLOCKS, bool INCLUSIVE, class T, class Desc, class Op, class LookBack>
+std::size_t resident_tiles() {
+  static const std::size_t resident = scanlab::resident_blocks(
+      single_pass_scan_kernel<Shape, MIN_BLOCKS, INCLUSIVE, T, Desc, Op, LookBack>, Shape::BLOCK_THREADS);
+  return resident;
+}
+
+// Tiles of Shape for n elements.
+template <class Shape>
+constexpr std::size_t tiles_for(std::size_t n) {
+  return (n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
+}
+
 // One launch of single_pass_scan_kernel over n elements in `tiles` tiles of Shape, on the next side
 // of `storage`: 16-byte accesses where both pointers allow them, the poll schedule `polls` under the
 // one-wave rule (polls.cuh; the occupancy is asked once per kernel instantiation and process, so
@@ -89,7 +107,7 @@ void launch_single_pass_scan(Storage& storage, const T* in, T* out, std::size_t 
                              Dress dress = {}) {
   using Desc = decltype(storage.view());
   auto* kernel = single_pass_scan_kernel<Shape, MIN_BLOCKS, INCLUSIVE, T, Desc, Op, LookBack>;
-  static const std::size_t resident = scanlab::resident_blocks(kernel, Shape::BLOCK_THREADS);
+  const std::size_t resident = resident_tiles<Shape, MIN_BLOCKS, INCLUSIVE, T, Desc, Op, LookBack>();
   const auto launch = storage.next_launch(tiles, s);
   const bool vectorized = aligned16(in) && aligned16(out);
   kernel<<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(
@@ -97,6 +115,46 @@ void launch_single_pass_scan(Storage& storage, const T* in, T* out, std::size_t 
       look_back);
   SCANLAB_CHECK_LAUNCH();
   storage.launched();
+}
+
+// Whether a scan of P's tiles runs as P's tiles or as the one-wave tile (OneWavePolicy, policy.cuh):
+// the one-wave tile rule (polls.cuh) applies to the default policy on a GPU. The emulator builds the
+// default tile only: it times nothing, and its modelled GPU (8 SMs) holds exactly as many elements in
+// one wave of either tile, so the rule would never pick the wide one there.
+template <class P>
+constexpr bool kHasOneWaveTile =
+#if defined(SCANLAB_EMU)
+    false;
+#else
+    std::is_same_v<P, DefaultPolicy>;
+#endif
+
+// A scan of n elements with policy P: launch_single_pass_scan with P's tile, or with the one-wave
+// tile where the one-wave tile rule says it pays. Checks the tile count against the storage first,
+// in the words of `who`.
+template <class P, bool INCLUSIVE, class T, class Storage, class Op, class LookBack, class Dress = AsTheyAre>
+void launch_single_pass_scan_for(Storage& storage, const T* in, T* out, std::size_t n, Op op, LookBack look_back,
+                                 PollSchedule polls, TileOrder order, cudaStream_t s, const char* who,
+                                 Dress dress = {}) {
+  using Shape = typename P::template Shape<T>;
+  using Desc = decltype(storage.view());
+  if constexpr (kHasOneWaveTile<P>) {
+    using WideShape = OneWavePolicy::Shape<T>;
+    constexpr int kWideMin = OneWavePolicy::kMinBlocksPerSm;
+    if (one_wave_tiles_pay(
+            n, Shape::TILE_ITEMS, resident_tiles<Shape, P::kMinBlocksPerSm, INCLUSIVE, T, Desc, Op, LookBack>(),
+            WideShape::TILE_ITEMS, resident_tiles<WideShape, kWideMin, INCLUSIVE, T, Desc, Op, LookBack>())) {
+      const std::size_t tiles = tiles_for<WideShape>(n);
+      storage.check_tiles(tiles, n, who);
+      launch_single_pass_scan<WideShape, kWideMin, INCLUSIVE>(storage, in, out, n, tiles, op, look_back, polls, order,
+                                                              s, dress);
+      return;
+    }
+  }
+  const std::size_t tiles = tiles_for<Shape>(n);
+  storage.check_tiles(tiles, n, who);
+  launch_single_pass_scan<Shape, P::kMinBlocksPerSm, INCLUSIVE>(storage, in, out, n, tiles, op, look_back, polls, order,
+                                                                s, dress);
 }
 
 }  // namespace scanlab::single_pass
