@@ -63,13 +63,14 @@ struct RowHeads {
 namespace single_pass = scanlab::single_pass;
 
 // The tuning, in chapter 07's policy vocabulary (scanlab/single_pass/policy.cuh), swept on an H100
-// (tests/gpu/tuning/ch10_segmented_sweep.sh; the book's "Measured" section has the numbers):
-// 128 threads x 32 elements a tile (4096), chapter 07's shape, with at least 5 tiles resident per SM
-// (at most 102 registers a thread; left free, the compiler took 118 and only 4 fit), fused
+// and an H200 (tests/gpu/tuning/ch10_segmented_sweep.sh; the book's "Measured" section has the
+// numbers): 128 threads x 32 elements a tile (4096), chapter 07's shape, with at least 6 tiles
+// resident per SM (at most 80 registers a thread, which nvcc 13.0 meets without spilling; with 5,
+// the int32 kernel took 91 and only 5 fit, 3-4% slower at 2^28 on an H200; left free, 118), fused
 // descriptors for values of at most 32 bits (fenced ones else: "automatic"), the warp look-back; and
-// chapter 08's shorter poll schedule. 128 x 16 with 8 resident came close.
+// chapter 08's shorter poll schedule. 128 x 16 with 8 resident, and 128 x 24 with 8, came close.
 using SegmentedPolicy =
-    single_pass::Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 5>;
+    single_pass::Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 6>;
 constexpr single_pass::PollSchedule kSegmentedPolls = {2000, 500};
 template <class T>
 using SegmentedShape = SegmentedPolicy::Shape<T>;

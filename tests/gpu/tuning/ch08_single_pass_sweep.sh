@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Chapter 08's single-pass tuning sweep on a GPU: builds ch08_single_pass_sweep.cu once per tile
-# shape (threads, items, min blocks per SM) or per poll schedule (first_ns, every_ns), each from a
+# shape (threads, items, min blocks per SM; for select-if and partition-if alike) or per poll schedule (first_ns, every_ns), each from a
 # copy of the chapter's given kernel and launch with that one constant changed, and prints select-if and partition-if
 # against CUB at 2^20..2^28 int32 (about half kept). The book's chapter 08 "Measured" section cites
 # its output (book/docs/measurements/h100-2026-11-25/sweep_ch08_single_pass.txt).
@@ -26,8 +26,12 @@ if [[ $kind == shapes ]]; then
   for c in "${@:-128,32,6 128,16,8 256,16,3 256,32,2 128,24,6 64,32,12}"; do
     for v in $c; do
       IFS=, read -r t i m <<<"$v"; name="${t}x${i}_min$m"; mkdir -p "$work/$name"
-      replace $dp "Policy<128, 32, single_pass::Descriptors::fused, single_pass::Lookback::warp, 6>;" \
-        "Policy<$t, $i, single_pass::Descriptors::fused, single_pass::Lookback::warp, $m>;" \
+      # the same shape for both kernels
+      replace $dp "SelectPolicy = single_pass::Policy<128, 32, single_pass::Descriptors::fused, single_pass::Lookback::warp, 6>;" \
+        "SelectPolicy = single_pass::Policy<$t, $i, single_pass::Descriptors::fused, single_pass::Lookback::warp, $m>;" \
+        "$work/$name/a"
+      replace "$work/$name/a" "PartitionPolicy = single_pass::Policy<128, 24, single_pass::Descriptors::fused, single_pass::Lookback::warp, 8>;" \
+        "PartitionPolicy = single_pass::Policy<$t, $i, single_pass::Descriptors::fused, single_pass::Lookback::warp, $m>;" \
         "$work/$name/stream_compaction_single_pass_dispatch.cuh"
       names+=("$name")
     done

@@ -5,7 +5,7 @@
 # 2^20..2^28). The book's chapter 10 "Measured" section cites its output.
 #
 #   tests/gpu/tuning/ch10_segmented_sweep.sh [I,M,F,E ...]  items per thread, min blocks per SM, poll
-#                                                           schedule (first_ns, every_ns); e.g. 32,5,2000,500
+#                                                           schedule (first_ns, every_ns); e.g. 32,6,2000,500
 #   NVCC_FLAGS=-DQUICK ...                                   2^24 and 2^28, two segment lengths only
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -21,9 +21,9 @@ replace() {  # replace FILE OLD NEW OUT: OUT is FILE with the line OLD replaced 
   sed "s|$2|$3|" "$1" >"$4"
 }
 names=()
-policy="Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 5>;"
+policy="Policy<128, 32, single_pass::Descriptors::automatic, single_pass::Lookback::warp, 6>;"
 variants=("$@")
-[[ $# -gt 0 ]] || variants=("32,5,2000,500" "16,8,2000,500")
+[[ $# -gt 0 ]] || variants=("32,6,2000,500" "16,8,2000,500")
 for v in "${variants[@]}"; do
   IFS=, read -r i m f e <<<"$v"; name="128x${i}_min${m}_polls_${f}_${e}"; mkdir -p "$work/$name"
   replace $dp "$policy" "Policy<128, $i, single_pass::Descriptors::automatic, single_pass::Lookback::warp, $m>;" "$work/$name/a"
