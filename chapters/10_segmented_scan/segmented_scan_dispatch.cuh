@@ -281,6 +281,10 @@ class SegmentedScanWorkspace {
   }
   std::size_t capacity;
 
+  // single_pass::check_tile_count against this workspace, before a launch is asked for.
+  void check_tiles(std::size_t tiles, std::size_t n, const std::string& who) const {
+    storage_.check_tiles(tiles, n, who);
+  }
   // The descriptors and ticket of the next scan of `tiles` tiles; launched() once it went out.
   auto next_launch(std::size_t tiles, cudaStream_t s) { return storage_.next_launch(tiles, s); }
   void launched() { storage_.launched(); }
@@ -305,7 +309,7 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
                                 SegmentedScanWorkspace<T>& ws, cudaStream_t s) {
   if (n == 0) return;
   const std::size_t tiles = SegmentedScanWorkspace<T>::tiles_for(n);
-  if (tiles > 0x7fffffffu) throw std::invalid_argument("ch10: more than 2^31 - 1 tiles");
+  ws.check_tiles(tiles, n, "ch10::segmented_scan");
   const auto launch = ws.next_launch(tiles, s);
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
   static const std::size_t resident =

@@ -478,6 +478,51 @@ TEST_CASE("single_pass: one DescriptorStorage serves launch after launch without
   scans_on_one_storage<Tiny<sp::Descriptors::automatic, sp::Lookback::warp>, U32Map, AffineCompose<std::uint32_t>>();
 }
 
+#if !defined(SCANLAB_EMU)
+TEST_CASE("single_pass GPU: scans on either side of the one-wave tile's window equal the oracle") {
+  // Through launch_single_pass_scan_for with the default policy, as chapters 07 and 11 scan: the
+  // default tile up to one wave of it, then the one-wave tile while one wave of those holds the
+  // input, then the default tile again. The window comes from this GPU's occupancy.
+  using I = std::int32_t;
+  using P = sp::DefaultPolicy;
+  using Shape = P::Shape<I>;
+  using Wide = sp::OneWavePolicy;
+  using WideShape = Wide::Shape<I>;
+  constexpr sp::Descriptors kD = sp::resolve_descriptors<I>(P::kDescriptors);
+  using Desc = sp::TileDescriptors<I, kD>;
+  using LookBack = sp::LibraryLookBack<P::kLookback>;
+  const std::size_t resident = sp::resident_tiles<Shape, P::kMinBlocksPerSm, false, I, Desc, Plus<I>, LookBack>();
+  const std::size_t wide_resident =
+      sp::resident_tiles<WideShape, Wide::kMinBlocksPerSm, false, I, Desc, Plus<I>, LookBack>();
+  const std::size_t first = resident * Shape::TILE_ITEMS + 1;      // one element past one wave of default tiles
+  const std::size_t last = wide_resident * WideShape::TILE_ITEMS;  // all that one wave of wide tiles holds
+  INFO("resident: " << resident << " default tiles, " << wide_resident << " one-wave tiles");
+  if (last < first) {
+    MESSAGE("on this GPU one wave of wide tiles holds no more than one of default tiles: the rule never applies");
+    CHECK_FALSE(sp::one_wave_tiles_pay(first, Shape::TILE_ITEMS, resident, WideShape::TILE_ITEMS, wide_resident));
+    return;
+  }
+  CHECK(sp::one_wave_tiles_pay(first, Shape::TILE_ITEMS, resident, WideShape::TILE_ITEMS, wide_resident));
+  CHECK_FALSE(sp::one_wave_tiles_pay(last + 1, Shape::TILE_ITEMS, resident, WideShape::TILE_ITEMS, wide_resident));
+  sp::DescriptorStorage<I, kD, Desc> storage(sp::tiles_for<Shape>(last + 1));
+  std::uint64_t stream = 900;
+  for (const std::size_t n : {first - 1, first, (first + last) / 2, last, last + 1, first + 7}) {
+    INFO("n = " << n);
+    const std::vector<I> in = scan_input<I>(n, stream++);
+    scanlab::DeviceBuffer<I> d_in(in), d_out(n);
+    d_out.fill_poison();
+    sp::launch_single_pass_scan_for<P, false>(storage, d_in.data(), d_out.data(), n, Plus<I>{}, LookBack{},
+                                              sp::kDefaultPolls, sp::TileOrder::ticket, 0, "single_pass test");
+    SCANLAB_CHECK_SYNC();
+    const scanlab::VerifyResult r =
+        scanlab::verify_exact(scanlab::exclusive_scan_oracle(in, Plus<I>{}), d_out.download());
+    INFO(r.message());
+    CHECK(r.ok);
+    if (!r.ok) return;
+  }
+}
+#endif
+
 #if defined(SCANLAB_EMU)
 
 TEST_CASE("single_pass emulator: the look-back under every dispatch order, residency and interleaving") {

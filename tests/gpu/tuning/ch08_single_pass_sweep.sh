@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Chapter 08's single-pass tuning sweep on a GPU: builds ch08_single_pass_sweep.cu once per tile
-# shape (threads, items, min blocks per SM; for select-if and partition-if alike) or per poll schedule (first_ns, every_ns), each from a
-# copy of the chapter's given kernel and launch with that one constant changed, and prints select-if and partition-if
-# against CUB at 2^20..2^28 int32 (about half kept). The book's chapter 08 "Measured" section cites
-# its output (book/docs/measurements/h100-2026-11-25/sweep_ch08_single_pass.txt).
+# shape (threads, items, min blocks per SM; one shape for select-if and partition-if alike) or per
+# poll schedule (first_ns, every_ns), each from a copy of the chapter's given kernel and launch with
+# that one constant changed, and prints select-if and partition-if against CUB at 2^20..2^28 int32
+# (about half kept). The book's chapter 08 "Measured" section cites its output
+# (book/docs/measurements/h100-2026-11-25/sweep_ch08_single_pass.txt, and for the H200
+# book/docs/measurements/h200-2026-11-26/ch08_ch10_policies/sweep08_*.txt).
 #
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh shapes [T,I,M ...]     e.g. 128,32,6 256,16,3
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh polls  [F,E ...]       e.g. 2000,500 2800,900 (both algorithms)

@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include <scanlab/cuda_check.hpp>
+#include <scanlab/nvtx.hpp>
 #include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/descriptor_storage.cuh>
 #include <scanlab/single_pass/policy.cuh>
@@ -146,6 +147,7 @@ void launch_single_pass_scan_for(Storage& storage, const T* in, T* out, std::siz
             WideShape::TILE_ITEMS, resident_tiles<WideShape, kWideMin, INCLUSIVE, T, Desc, Op, LookBack>())) {
       const std::size_t tiles = tiles_for<WideShape>(n);
       storage.check_tiles(tiles, n, who);
+      SCANLAB_NVTX_RANGE("single_pass: the one-wave tile (OneWavePolicy)");  // which kernel ran, in a profile
       launch_single_pass_scan<WideShape, kWideMin, INCLUSIVE>(storage, in, out, n, tiles, op, look_back, polls, order,
                                                               s, dress);
       return;
