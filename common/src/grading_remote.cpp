@@ -72,14 +72,27 @@ double call_timeout_seconds() {
   return t;
 }
 
-std::string describe_exit(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const char* name = strsignal(sig);
-    return std::string("was killed by signal ") + std::to_string(sig) + (name ? std::string(" (") + name + ")" : "");
+// A signal by number and name, and what it most often means in a student's code. The emulator runs
+// kernels as ordinary code, so there a wild index crashes the runner instead of failing a CUDA call.
+std::string describe_signal(int sig) {
+  const char* name = strsignal(sig);
+  std::string s = "signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : "");
+  if (sig == SIGSEGV || sig == SIGBUS) {
+    s += ": the program touched memory outside its arrays; on the emulator an index or offset far past an array's end "
+         "does this";
   }
+  return s;
+}
+
+std::string describe_exit(int status) {
+  if (WIFSIGNALED(status)) return "was killed by " + describe_signal(WTERMSIG(status));
   const int code = WEXITSTATUS(status);
   if (code == 124) return "was ended by the emulator's watchdog (a deadlock, or a loop that never ends)";
+  // A shell or the sandbox between the checker and the runner reports a runner that a signal ended
+  // as 128 + the signal's number.
+  if (code > 128 && code < 128 + NSIG) {
+    return "exited with status " + std::to_string(code) + " (128 + " + describe_signal(code - 128) + ")";
+  }
   return "exited with status " + std::to_string(code);
 }
 

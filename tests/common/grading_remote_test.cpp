@@ -1,7 +1,7 @@
 // The checker's side of grading against runners that misbehave: one that never answers, one that
-// exits, one that writes garbage on the reply channel, one that answers correctly. Each case runs
-// in its own process (the checker keeps one runner per process), with SCANLAB_GRADE_RUNNER set by
-// CTest (tests/common/CMakeLists.txt) and the case chosen with -tc.
+// exits, two that crash, one that writes garbage on the reply channel, one that claims success.
+// Each case runs in its own process (the checker keeps one runner per process), with
+// SCANLAB_GRADE_RUNNER set by CTest (tests/common/CMakeLists.txt) and the case chosen with -tc.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -27,6 +27,22 @@ TEST_CASE("a runner that exits before answering did not start, and stays so") {
   CHECK(r.status == Reply::Status::not_started);
   CHECK(r.message.find("exited with status 7") != std::string::npos);
   CHECK(ask().status == Reply::Status::not_started);  // at once, the same reason
+}
+
+TEST_CASE("a runner that crashes is said to have crashed, with what the signal means") {
+  const Reply r = ask();
+  CHECK(r.status == Reply::Status::not_started);
+  INFO(r.message);
+  CHECK(r.message.find("was killed by signal 11") != std::string::npos);
+  CHECK(r.message.find("touched memory outside its arrays") != std::string::npos);
+}
+
+TEST_CASE("a runner that crashes under a shell is said to have crashed too") {
+  // The shell reports its child's signal as status 128 + 11, as the sandbox's wrapper does.
+  const Reply r = ask();
+  INFO(r.message);
+  CHECK(r.message.find("exited with status 139 (128 + signal 11") != std::string::npos);
+  CHECK(r.message.find("touched memory outside its arrays") != std::string::npos);
 }
 
 TEST_CASE("a runner that writes garbage on the reply channel gets no credit") {
