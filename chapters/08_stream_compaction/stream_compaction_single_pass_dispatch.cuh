@@ -57,7 +57,7 @@ namespace single_pass = scanlab::single_pass;
 //                 registers a thread: the bytes in flight, in registers, are what a single pass
 //                 lives on);
 //   partition-if  128 x 24 (3072 a tile) with at least 8 resident (64 registers): the same elements
-//                 in flight per SM in more, smaller tiles. On an H200 it took 4-7% less time than
+//                 in flight per SM in more, smaller tiles. On an H200 it took 3-7% less time than
 //                 128 x 32 at 2^24..2^28 int32; on an H100, 128 x 24 was level with it or faster.
 // Both: one fused 64-bit word per tile (the count beside its status), the warp look-back.
 using SelectPolicy = single_pass::Policy<128, 32, single_pass::Descriptors::fused, single_pass::Lookback::warp, 6>;
