@@ -83,7 +83,7 @@ class DecoupledLookbackScan {
 
   explicit DecoupledLookbackScan(std::size_t max_n) : storage_(tiles_for(max_n)) {}
 
-  static std::size_t tiles_for(std::size_t n) { return (n + kTileItems - 1) / kTileItems; }
+  static std::size_t tiles_for(std::size_t n) { return single_pass::tiles_for<Shape>(n); }
 
   // in == out is allowed (in-place): a tile reads all of its input before it writes.
   template <class Op>

@@ -241,7 +241,7 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   }
   using Shape = SinglePassShape<kPartition, T>;
   static_assert(Shape::TILE_ITEMS >= kSinglePassTile, "the workspace counts tiles of kSinglePassTile");
-  const std::size_t tiles = (n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
+  const std::size_t tiles = single_pass::tiles_for<Shape>(n);
   const auto launch = ws.storage.next_launch(tiles, s);
   // The one-wave rule (scanlab/single_pass/polls.cuh); the occupancy is asked once per kernel.
   static const std::size_t resident =

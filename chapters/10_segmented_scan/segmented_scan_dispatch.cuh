@@ -276,9 +276,7 @@ class SegmentedScanWorkspace {
  public:
   explicit SegmentedScanWorkspace(std::size_t n) : capacity(n), storage_(tiles_for(n)) {}
 
-  static std::size_t tiles_for(std::size_t n) {
-    return (n + SegmentedShape<T>::TILE_ITEMS - 1) / SegmentedShape<T>::TILE_ITEMS;
-  }
+  static std::size_t tiles_for(std::size_t n) { return single_pass::tiles_for<SegmentedShape<T>>(n); }
   std::size_t capacity;
 
   // single_pass::check_tile_count against this workspace, before a launch is asked for.

@@ -196,12 +196,10 @@ class AsyncCopyScan {
   // descriptors are sized for the smaller tile, the larger count.
   using RegisterShape = single_pass::DefaultPolicy::Shape<T>;
 
-  explicit AsyncCopyScan(std::size_t max_n) : storage_(std::max(tiles_for(max_n), register_tiles_for(max_n))) {}
+  explicit AsyncCopyScan(std::size_t max_n)
+      : storage_(std::max(tiles_for(max_n), single_pass::tiles_for<RegisterShape>(max_n))) {}
 
   static std::size_t tiles_for(std::size_t n) { return (n + kTileItems - 1) / kTileItems; }
-  static std::size_t register_tiles_for(std::size_t n) {
-    return (n + RegisterShape::TILE_ITEMS - 1) / RegisterShape::TILE_ITEMS;
-  }
 
   // Whether a scan of n elements stages its tiles (this chapter's kernel) or keeps them in
   // registers (chapter 07's), under the options o.

@@ -84,12 +84,6 @@ std::size_t resident_tiles() {
   return resident;
 }
 
-// Tiles of Shape for n elements.
-template <class Shape>
-constexpr std::size_t tiles_for(std::size_t n) {
-  return (n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
-}
-
 // One launch of single_pass_scan_kernel over n elements in `tiles` tiles of Shape, on the next side
 // of `storage`: 16-byte accesses where both pointers allow them, the poll schedule `polls` under the
 // one-wave rule (polls.cuh; the occupancy is asked once per kernel instantiation and process, so

@@ -280,6 +280,13 @@ __device__ __forceinline__ void scan_thread_runs(T (&items)[Shape::ITEMS], const
 }
 // --8<-- [end:scan_rows]
 
+// Tiles of Shape for n elements (host): the grid of a one-tile-per-block launch, and what its
+// descriptors are sized for.
+template <class Shape>
+constexpr std::size_t tiles_for(std::size_t n) {
+  return (n + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
+}
+
 // Elements of the tile that exist (TILE_ITEMS except for the last tile).
 template <class Shape>
 __device__ __forceinline__ int valid_in_tile(std::size_t n, unsigned tile) {
