@@ -46,10 +46,19 @@ std::vector<T> segmented_oracle(const std::vector<T>& in, const Heads& heads, bo
   return out;
 }
 
+// How the chapter's code scans: which kernel an inclusive scan of 4-byte values runs.
+enum class Kernel { by_size, staged };
+
 template <class T, class Op>
-std::vector<T> segmented_on_device(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op) {
+std::vector<T> segmented_on_device(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op, Kernel kernel) {
   const ScanKind kind = exclusive ? ScanKind::exclusive : ScanKind::inclusive;
-  return output<T>(Request("segmented_scan").monoid(op).kind(kind).input(in).input(heads).send());
+  return output<T>(Request("segmented_scan")
+                       .monoid(op)
+                       .kind(kind)
+                       .params({{"staged", kernel == Kernel::staged}})
+                       .input(in)
+                       .input(heads)
+                       .send());
 }
 
 // When element i, the first wrong one, is its right value with inputs from before its segment's
@@ -83,10 +92,12 @@ std::string crossed_head_hint(const std::vector<T>& in, const Heads& heads, cons
 }
 
 template <class T, class Op>
-bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op, const std::string& what) {
+bool check_segmented(const std::vector<T>& in, const Heads& heads, bool exclusive, Op op, const std::string& what,
+                     Kernel kernel) {
   INFO(std::string(exclusive ? "exclusive" : "inclusive")
-       << " segmented scan, n = " << in.size() << ", heads: " << what);
-  const std::vector<T> got = segmented_on_device(in, heads, exclusive, op);
+       << " segmented scan" << (kernel == Kernel::staged ? " (tiles staged in shared memory)" : "")
+       << ", n = " << in.size() << ", heads: " << what);
+  const std::vector<T> got = segmented_on_device(in, heads, exclusive, op, kernel);
   REQUIRE(got.size() == in.size());
   if constexpr (std::is_floating_point_v<T>) {
     // Segment by segment, each with the tolerance of its own length.
@@ -135,12 +146,12 @@ std::vector<std::pair<std::string, Heads>> head_patterns(std::size_t n, std::uin
 const std::size_t kSizes[] = {1, 31, 33, 1000, 4097, 3 * 4096 + 500, 70000};
 
 template <class T, class Op, class Make>
-void check_all(bool exclusive, Op op, Make make) {
+void check_all(bool exclusive, Op op, Make make, Kernel kernel = Kernel::by_size) {
   std::uint64_t stream = 300;
   for (const std::size_t n : kSizes) {
     const std::vector<T> in = make(n, ++stream);
     for (const auto& [what, heads] : head_patterns(n, ++stream)) {
-      if (!check_segmented(in, heads, exclusive, op, what)) return;
+      if (!check_segmented(in, heads, exclusive, op, what, kernel)) return;
     }
   }
 }
@@ -258,6 +269,14 @@ TEST_CASE("segmented scans keep operand order: affine maps over uint32" * doctes
 
 TEST_CASE("segmented scans of float32 within the length-dependent tolerance" * doctest::description("points: 5")) {
   check_all<float>(false, Plus<float>{}, random_floats);
+}
+
+// Large inclusive scans of 4-byte values run a second kernel, whose tiles bulk copies stage in
+// shared memory; it scans with the same segmented operator, so it is tested at the same sizes.
+TEST_CASE("segmented inclusive scan with staged tiles (the large-input kernel) equals the sequential loop" *
+          doctest::description("points: 5")) {
+  check_all<std::int32_t>(false, Plus<std::int32_t>{}, random_ints, Kernel::staged);
+  check_all<float>(false, Plus<float>{}, random_floats, Kernel::staged);
 }
 
 TEST_CASE("summed-area table equals the sequential table, for square, flat, tall and ragged images" *

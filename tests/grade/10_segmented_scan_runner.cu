@@ -42,7 +42,8 @@ SCANLAB_GRADE_ENTRY(segmented_op) {
 }
 
 // The segmented scan of input 0 with head flags input 1 (uint8), into a poisoned output.
-// Parameters: kind.
+// Parameters: kind; staged (inclusive scans of 4-byte values: tiles staged by bulk copies at every
+// size, the kernel large inputs run, instead of from the chapter's threshold on).
 SCANLAB_GRADE_ENTRY(segmented_scan) {
   with_monoid<Plus<std::int32_t>, Plus<float>, AffineCompose<std::uint32_t>>(call, [&](auto op) {
     using T = typename decltype(op)::value_type;
@@ -51,9 +52,12 @@ SCANLAB_GRADE_ENTRY(segmented_scan) {
     if (heads.size() != in.size()) throw std::runtime_error("values and heads differ in length");
     const bool exclusive = call.kind() == ScanKind::exclusive;
     scanlab::DeviceBuffer<std::uint8_t> d_heads(heads);
+    ch10::SegmentedScanWorkspace<T> ws(in.size());
+    if (call.param<bool>("staged", false)) ws.staged_from = 0;
+    const ch10::HeadFlagArray flags{d_heads.data()};
     call.output(run_on_device(in, [&](T* d_in, T* d_out) {
-      if (exclusive) ch10::segmented_exclusive_scan(d_in, d_heads.data(), d_out, in.size(), op);
-      else ch10::segmented_inclusive_scan(d_in, d_heads.data(), d_out, in.size(), op);
+      if (exclusive) ch10::segmented_exclusive_scan(d_in, flags, d_out, in.size(), op, ws);
+      else ch10::segmented_inclusive_scan(d_in, flags, d_out, in.size(), op, ws);
     }));
   });
 }
