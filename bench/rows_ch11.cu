@@ -35,10 +35,13 @@ void add_ch11_row(Registry& reg, const std::string& name, const std::string& wha
 void register_ch11_rows(Registry& reg) {
   add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_async_copy",
                                     "chapter 11: bulk copies into shared memory, 128 threads x 16 items x 4 chunks per "
-                                    "tile; chapter 07's kernel below 2^25 elements");
+                                    "tile, two tiles per block; chapter 07's kernel below 2^25 elements");
+  add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_two_tiles",
+                                    "chapter 11's two-tile kernel at every size (128 x 16 x 4, two stages per block)",
+                                    ch11::kTwoTilesEverySize);
   const ch11::Options staged = ch11::kStageEverySize;
-  add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_staged", "chapter 11's staged kernel at every size (128 x 16 x 4)",
-                                    staged);
+  add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_staged",
+                                    "chapter 11's one-tile staged kernel at every size (128 x 16 x 4)", staged);
   add_ch11_row<ch11::Policy<128, 16, 8>>(reg, "ch11_128x16x8", "chapter 11, 128 threads x 16 items x 8 chunks", staged);
   add_ch11_row<ch11::Policy<128, 32, 2>>(reg, "ch11_128x32x2", "chapter 11, 128 threads x 32 items x 2 chunks", staged);
   add_ch11_row<ch11::Policy<128, 16, 1>>(reg, "ch11_128x16x1", "chapter 11, 128 threads x 16 items x 1 chunk", staged);
@@ -55,7 +58,7 @@ void register_ch11_tune_rows(Registry& reg, std::vector<TuneCandidate>& out) {
       c.is_default =
           shape == ch11::tuned_shapes().front() && p.first_ns == built_in.first_ns && p.every_ns == built_in.every_ns;
       c.row = "ch11 " + shape + " " + std::to_string(p.first_ns) + "/" + std::to_string(p.every_ns);
-      ch11::Options o = ch11::kStageEverySize;  // the staged kernel, at every size tuned
+      ch11::Options o = ch11::kTwoTilesEverySize;  // the kernel the scan object stages with, at every size tuned
       o.polls = {p.first_ns, p.every_ns};
       ch11::with_tuned_policy(shape, [&](auto policy) {
         add_ch11_row<decltype(policy)>(reg, c.row, "chapter 11 tuning candidate", o);

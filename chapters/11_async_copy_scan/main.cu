@@ -52,6 +52,7 @@ struct Config {
   // This program shows the staged kernel at every size; the scan object by itself stages from
   // ch11::kStagedFrom elements up (--staged-from 33554432 picks the kernel as the scan object does).
   std::uint64_t staged_from = 0;
+  bool one_tile = false;                 // the chapter's first staged kernel (one tile per block) instead of two tiles
   scanlab::EmulatorScheduleOptions emu;  // --schedules, --emu-schedule, --emu-resident
 };
 
@@ -62,6 +63,7 @@ ch11::Options scan_options(const Config& cfg) {
   ch11::Options o;
   o.polls = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
   o.staged_from = static_cast<std::size_t>(cfg.staged_from);
+  o.two_tiles = !cfg.one_tile;
   return o;
 }
 
@@ -113,7 +115,9 @@ int run(const Config& cfg, Op op) {
   nlohmann::json report =
       scanlab::scan_report<T>("11_async_copy_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
   const bool staged = ch11::AsyncCopyScan<T>::stages(n, scan_options(cfg));
-  report["kernel"] = staged ? "staged" : "registers (chapter 07's)";
+  report["kernel"] = !staged        ? "registers (chapter 07's)"
+                     : cfg.one_tile ? "staged, one tile per block"
+                                    : "staged, two tiles per block";
   if (verbose && !staged) {
     std::cout << "n = " << n << " is below --staged-from " << cfg.staged_from
               << ": chapter 07's kernel (tiles in registers), which is faster at this size; --staged-from 0 stages "
@@ -183,6 +187,9 @@ int main(int argc, char** argv) {
                  "registers) below, as the scan object does by itself from 33554432 (2^25): faster there (0: stage "
                  "every size)")
       ->capture_default_str();
+  app.add_flag("--one-tile", cfg.one_tile,
+               "stage with the chapter's first kernel, one tile per block, instead of two tiles per block with a "
+               "warp of their own for the look-back");
   scanlab::add_emulator_schedule_options(app, cfg.emu);
   scanlab::run_cli(app, argc, argv);
   cfg.kind = kind_flags.kind();

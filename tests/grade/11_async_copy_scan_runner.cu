@@ -46,7 +46,8 @@ void with_policy(const Call& call, F&& fn) {
 
 // One scan of the input into a poisoned output. Parameters: kind; block_threads, items and chunks
 // (the tile); in_place; offset (elements into the buffers, for unaligned pointers); n (the length
-// the scan is told, default the input's length).
+// the scan is told, default the input's length); two_tiles (the kernel with two tiles per block,
+// default the one-tile kernel).
 SCANLAB_GRADE_ENTRY(async_copy_scan) {
   with_chapter_monoid(call, [&](auto op) {
     using T = typename decltype(op)::value_type;
@@ -62,8 +63,10 @@ SCANLAB_GRADE_ENTRY(async_copy_scan) {
             ch11::AsyncCopyScan<T, P> scan(n);
             // The student's staging at every size (by default the scan object would run chapter
             // 07's kernel below Options::staged_from).
-            if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op, 0, ch11::kStageEverySize);
-            else scan.exclusive(d_in, d_out, n, op, 0, ch11::kStageEverySize);
+            const ch11::Options o =
+                call.param<bool>("two_tiles", false) ? ch11::kTwoTilesEverySize : ch11::kStageEverySize;
+            if (kind == ScanKind::inclusive) scan.inclusive(d_in, d_out, n, op, 0, o);
+            else scan.exclusive(d_in, d_out, n, op, 0, o);
           },
           call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     });
