@@ -242,13 +242,12 @@ class AsyncCopyScan {
     const auto launch = storage_.next_launch(tiles, s);
     const bool staged = single_pass::aligned16(in) && single_pass::aligned16(out);
     if (o.two_tiles) {
-      // A persistent grid: as many blocks as fit at once (each loops over tiles), at most one a tile.
       SCANLAB_NVTX_RANGE("ch11::async_copy_scan (two tiles per block)");
       auto* kernel = two_tile_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>;
       constexpr int kThreads = two_tile_block_threads<Chunk>();
       static const std::size_t resident = resident_blocks_of(kernel, kThreads, 2 * kStageBytes);
       const single_pass::PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
-      kernel<<<static_cast<unsigned>(std::min(tiles, resident)), kThreads, 2 * kStageBytes, s>>>(
+      kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)), kThreads, 2 * kStageBytes, s>>>(
           in, out, n, launch.desc, launch.ticket, staged, polls, op);
     } else {
       SCANLAB_NVTX_RANGE("ch11::async_copy_scan (one tile per block)");

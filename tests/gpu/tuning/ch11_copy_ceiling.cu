@@ -37,6 +37,7 @@
 #include <scanlab/monoid.hpp>
 
 #include "async_copy_scan_dispatch.cuh"  // chapter 11's kernel and scan object (chapters/ and solutions/)
+#include "probe_check.cuh"               // check_copy_or_sum
 #include "sweep_timing.cuh"              // median_ms
 
 namespace sp = scanlab::single_pass;
@@ -285,20 +286,6 @@ struct Parts {
 
 // ---- timing and checking --------------------------------------------------------------------------
 
-// "ok" when out is in (scan 0: copies) or its exclusive sum (scan 1), modulo 2^32 as int32 wraps.
-const char* check(const std::vector<int>& h_in, const int* d_out, std::size_t n, int scan) {
-  if (scan < 0) return "(not checked)";  // (kUnchecked)
-  std::vector<int> h(n);
-  SCANLAB_CUDA_CHECK(cudaMemcpy(h.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
-  unsigned sum = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int want = scan ? static_cast<int>(sum) : h_in[i];
-    if (h[i] != want) return "WRONG";
-    sum += static_cast<unsigned>(h_in[i]);
-  }
-  return "ok";
-}
-
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "parts";
   const bool once = mode == "once", grid = mode == "grid";
@@ -430,14 +417,14 @@ int main(int argc, char** argv) {
         r.run();
         r.run();
         SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
-        std::printf("2^%d %-20s %s\n", lg, r.name.c_str(), check(h_in, out, n, r.check));
+        std::printf("2^%d %-20s %s\n", lg, r.name.c_str(), check_copy_or_sum(h_in, out, n, r.check));
         continue;
       }
       const float ms = median_ms(r.run);
       SCANLAB_CUDA_CHECK(cudaGetLastError());
       if (copy_ms == 0) copy_ms = ms;
       std::printf("2^%d %-20s %8.4f ms  %7.1f GB/s  x copy %.3f  %s\n", lg, r.name.c_str(), ms,
-                  2.0 * n * sizeof(int) / ms / 1e6, copy_ms / ms, check(h_in, out, n, r.check));
+                  2.0 * n * sizeof(int) / ms / 1e6, copy_ms / ms, check_copy_or_sum(h_in, out, n, r.check));
     }
   }
   SCANLAB_CUDA_CHECK(cudaFree(in));

@@ -32,6 +32,7 @@
 #include <scanlab/monoid.hpp>
 
 #include "async_copy_scan_dispatch.cuh"  // chapter 11's kernel and scan object (chapters/ and solutions/)
+#include "probe_check.cuh"               // check_copy_or_sum
 #include "sweep_timing.cuh"              // median_ms
 
 namespace sp = scanlab::single_pass;
@@ -54,8 +55,8 @@ __device__ __forceinline__ int part_total(const int* chunk, int w) {
 __device__ __forceinline__ void sync_warps_1_to_3() { asm volatile("bar.sync 1, 96;" ::: "memory"); }
 
 template <int CHUNKS, class Desc>
-__global__ void __launch_bounds__(128) two_tile_scan(const int* in, int* out, unsigned num_tiles, Desc desc,
-                                                     sp::Ticket ticket, sp::PollSchedule polls) {
+__global__ void __launch_bounds__(128)
+    two_tile_scan(const int* in, int* out, unsigned num_tiles, Desc desc, sp::Ticket ticket, sp::PollSchedule polls) {
   constexpr int kTileItems = CHUNKS * Chunk::TILE_ITEMS;
   constexpr int kParts = CHUNKS * Chunk::WARPS;  // parts of 512 elements, in element order
   extern __shared__ __align__(128) unsigned char stage_bytes[];
@@ -192,19 +193,6 @@ struct TwoTiles {
   }
 };
 
-// "ok" when out is in (scan 0) or its exclusive sum (scan 1), modulo 2^32 as int32 wraps.
-const char* check(const std::vector<int>& h_in, const int* d_out, std::size_t n, int scan) {
-  std::vector<int> h(n);
-  SCANLAB_CUDA_CHECK(cudaMemcpy(h.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
-  unsigned sum = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const int want = scan ? static_cast<int>(sum) : h_in[i];
-    if (h[i] != want) return "WRONG";
-    sum += static_cast<unsigned>(h_in[i]);
-  }
-  return "ok";
-}
-
 int main(int argc, char** argv) {
   std::vector<int> logs = {26, 28, 30};
   if (argc > 1) logs = {std::atoi(argv[1])};
@@ -242,30 +230,44 @@ int main(int argc, char** argv) {
     rows.push_back({"copy", 0, [&] {
                       SCANLAB_CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(int), cudaMemcpyDeviceToDevice));
                     }});
-    rows.push_back({"ch07", 1, [&] { scan.exclusive(in, out, n, Plus{}, 0, registers_always); }});
-    rows.push_back({"ch11 x4", 1, [&] { scan.exclusive(in, out, n, Plus{}, 0, staged_always); }});
-    rows.push_back({"ch11 x8", 1, [&] { scan8.exclusive(in, out, n, Plus{}, 0, staged_always); }});
+    rows.push_back({"ch07", 1, [&] {
+                      scan.exclusive(in, out, n, Plus{}, 0, registers_always);
+                    }});
+    rows.push_back({"ch11 x4", 1, [&] {
+                      scan.exclusive(in, out, n, Plus{}, 0, staged_always);
+                    }});
+    rows.push_back({"ch11 x8", 1, [&] {
+                      scan8.exclusive(in, out, n, Plus{}, 0, staged_always);
+                    }});
     for (const sp::PollSchedule polls : std::vector<sp::PollSchedule>{{2800, 900}, {1000, 300}, {0, 300}}) {
       const std::string p = " " + std::to_string(polls.first_ns) + "/" + std::to_string(polls.every_ns);
-      rows.push_back({"two x2" + p, 1, [&, polls] { two2.run(in, out, n, polls); }});
-      rows.push_back({"two x4" + p, 1, [&, polls] { two4.run(in, out, n, polls); }});
+      rows.push_back({"two x2" + p, 1, [&, polls] {
+                        two2.run(in, out, n, polls);
+                      }});
+      rows.push_back({"two x4" + p, 1, [&, polls] {
+                        two4.run(in, out, n, polls);
+                      }});
     }
-    rows.push_back({"two x4 1000/300 grid 2/SM", 1, [&] { two4.run(in, out, n, {1000, 300}, 2 * sms); }});
-    rows.push_back({"two x2 1000/300 grid 4/SM", 1, [&] { two2.run(in, out, n, {1000, 300}, 4 * sms); }});
+    rows.push_back({"two x4 1000/300 grid 2/SM", 1, [&] {
+                      two4.run(in, out, n, {1000, 300}, 2 * sms);
+                    }});
+    rows.push_back({"two x2 1000/300 grid 4/SM", 1, [&] {
+                      two2.run(in, out, n, {1000, 300}, 4 * sms);
+                    }});
     float copy_ms = 0;
     for (const Row& r : rows) {
       SCANLAB_CUDA_CHECK(cudaMemset(out, 0xff, n * sizeof(int)));
       if (once) {
         r.run();
         SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
-        std::printf("2^%d %-28s %s\n", lg, r.name.c_str(), check(h_in, out, n, r.scan));
+        std::printf("2^%d %-28s %s\n", lg, r.name.c_str(), check_copy_or_sum(h_in, out, n, r.scan));
         continue;
       }
       const float ms = median_ms(r.run, 20);
       SCANLAB_CUDA_CHECK(cudaGetLastError());
       if (copy_ms == 0) copy_ms = ms;
       std::printf("2^%d %-28s %8.4f ms  %7.1f GB/s  x copy %.3f  %s\n", lg, r.name.c_str(), ms,
-                  2.0 * n * sizeof(int) / ms / 1e6, copy_ms / ms, check(h_in, out, n, r.scan));
+                  2.0 * n * sizeof(int) / ms / 1e6, copy_ms / ms, check_copy_or_sum(h_in, out, n, r.scan));
     }
   }
   SCANLAB_CUDA_CHECK(cudaFree(in));

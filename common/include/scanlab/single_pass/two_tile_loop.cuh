@@ -1,0 +1,88 @@
+// scanlab/single_pass/two_tile_loop.cuh: a block that holds two tiles, so that the next tile's bytes
+// land while one warp looks back for this tile (chapter 11, "The third step: two tiles per block").
+//
+// In a one-tile-per-block single pass, while warp 0 waits for its predecessors the rest of the block
+// waits at a barrier, and nothing of the next tile is on its way. Here the block's data warps stage,
+// reduce, scan and store, one more warp looks back, and the block loops over tiles with two stages:
+//
+//   take tile t, stage it; the data warps reduce it and publish its aggregate
+//   loop: take tile t' and start staging it in the other stage
+//           the look-back warp: t's prefix  |  the data warps: reduce t', publish its aggregate
+//         the data warps scan t from its prefix and store it; t = t'
+//
+// A tile's aggregate goes out once it has landed and been reduced, whatever the look-back of the
+// tile before it in the block does, so the tiles after it wait only for bytes. It cannot deadlock:
+// a tile is taken only by a running block, which publishes its aggregate without waiting for any
+// other tile. The grid is persistent (at most as many blocks as fit at once; each takes tiles by
+// ticket until none is left).
+//
+// What a tile is, how it is staged and scanned, is the agent's (chapters 10 and 11 have one each):
+//   Agent::kDataThreads                       the data warps: threads 0 .. kDataThreads - 1
+//   Agent::Tokens                             what a thread keeps between staging and waiting
+//   bool stage(int s, unsigned tile, Tokens&)         every thread; whether the tile went to stage s
+//                                                     (false: it is read from global memory)
+//   void reduce(int s, unsigned tile, bool staged, Tokens&)   data threads: the tile's totals, then
+//                                                     its aggregate published (they may sync among
+//                                                     themselves, never with the look-back warp)
+//   void look_back(int s, unsigned tile)              the look-back warp: the tile's prefix, kept
+//                                                     where scan_and_store finds it
+//   void scan_and_store(int s, unsigned tile, bool staged)    data threads: pass 2
+// Stage s (0 or 1) is free again once the loop has passed the __syncthreads after its scan_and_store.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include <scanlab/single_pass/protocol.cuh>
+
+namespace scanlab::single_pass {
+
+// The loop's own shared memory: the tile numbers of the two stages. (The kernel declares it
+// __shared__: a library header declares no shared memory, which the emulator's translation of a
+// kernel's own files sets up.)
+struct TwoTileSlots {
+  unsigned tile[2];
+};
+
+// Every thread of the block (Agent::kDataThreads + 32 of them), after the agent's barriers are set
+// up by one thread (this loop's first __syncthreads orders that before any use).
+// --8<-- [start:two_tile_loop]
+template <class Agent>
+__device__ void run_two_tile_loop(Agent& agent, std::size_t num_tiles, const Ticket& ticket, TwoTileSlots& slots) {
+  unsigned(&tile_slot)[2] = slots.tile;
+  const bool data_thread = threadIdx.x < Agent::kDataThreads;
+  if (threadIdx.x == 0) tile_slot[0] = atomicAdd(ticket.counter, 1u);  // the tile number (chapter 06)
+  __syncthreads();
+  unsigned tile = tile_slot[0];
+  if (tile >= num_tiles) return;
+  int s = 0;
+  typename Agent::Tokens tokens;
+  bool staged = agent.stage(s, tile, tokens);
+  if (data_thread) agent.reduce(s, tile, staged, tokens);
+  while (true) {
+    const int ns = s ^ 1;
+    if (threadIdx.x == 0) tile_slot[ns] = atomicAdd(ticket.counter, 1u);
+    __syncthreads();  // the next ticket is known, t's totals are written, and stage ns is free
+    const unsigned next = tile_slot[ns];
+    const bool has_next = next < num_tiles;
+    typename Agent::Tokens next_tokens;
+    const bool next_staged = has_next && agent.stage(ns, next, next_tokens);
+    if (!data_thread) agent.look_back(s, tile);
+    else if (has_next) agent.reduce(ns, next, next_staged, next_tokens);
+    __syncthreads();  // t's prefix is known
+    if (data_thread) agent.scan_and_store(s, tile, staged);
+    if (!has_next) return;
+    tile = next;
+    s = ns;
+    staged = next_staged;
+  }
+}
+// --8<-- [end:two_tile_loop]
+
+// Blocks of a two-tile kernel to launch for `tiles` tiles: as many as fit at once, at most one a tile.
+inline std::size_t two_tile_grid(std::size_t tiles, std::size_t resident_blocks) {
+  return tiles < resident_blocks ? tiles : resident_blocks;
+}
+
+}  // namespace scanlab::single_pass
