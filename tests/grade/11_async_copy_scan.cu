@@ -4,7 +4,8 @@
 // Sizes around the tile and the chunk (tile - 1, tile, tile + 1, many tiles, odd large sizes, one
 // element); random and constant inputs; exclusive, inclusive, in place and through unaligned
 // pointers (no bulk copies there: the tile is read from global memory); a non-commutative operator,
-// float and int64 sums. Tiles of one, two and three chunks. On the emulator: every dispatch order
+// float and int64 sums. Tiles of one, two and three chunks; the one-tile kernel, and the two-tile
+// kernel that large scans run (each block loops over tiles). On the emulator: every dispatch order
 // and residency must verify, and with the race checker on, no thread may read a chunk before its
 // copy has landed. The untouched exercise copies nothing into the stage, so every staged tile is
 // wrong.
@@ -43,10 +44,11 @@ json scan_params(ScanKind kind, Tile tile) {
           {"chunks", tile.chunks}};
 }
 
-// The scan under test (the runner's async_copy_scan entry) into a poisoned output: in place, or at
-// `offset` elements into the buffers.
 // Which of the chapter's staged kernels runs: one tile per block, or two (the one large scans run).
 enum class Kernel { one_tile, two_tiles };
+
+// The scan under test (the runner's async_copy_scan entry) into a poisoned output: in place, or at
+// `offset` elements into the buffers, by `kernel`.
 
 template <class T, class Op>
 std::vector<T> scan(Tile tile, const std::vector<T>& in, ScanKind kind, Op op, bool in_place = false,
