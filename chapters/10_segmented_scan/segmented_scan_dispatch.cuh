@@ -318,9 +318,10 @@ void segmented_scan_single_pass(const T* d_in, T* d_out, std::size_t n, Heads he
   if constexpr (INCLUSIVE && std::is_same_v<Heads, HeadFlagArray> &&
                 sizeof(T) == 4) {  // 16-element chunks: 4 per vector
     if (staged::stages(n, ws.staged_from, d_in, d_out, heads.flags)) {
-      ws.check_tiles(staged::tiles_for<T>(n), n, "ch10::segmented_scan");
+      const std::size_t tiles = staged::tiles_for<T>(n);
+      ws.check_tiles(tiles, n, "ch10::segmented_scan");
       SCANLAB_NVTX_RANGE("ch10: staged tiles");
-      staged::launch<T, Op>(d_in, d_out, n, heads.flags, ws, kSegmentedPolls, s);
+      staged::launch<T, Op>(d_in, d_out, n, tiles, heads.flags, ws, kSegmentedPolls, s);
       return;
     }
   }

@@ -22,7 +22,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
 #include <utility>
 
 #include <scanlab/cuda_check.hpp>
@@ -292,21 +291,16 @@ std::size_t tiles_for(std::size_t n) {
   return (n + tile_items<T>() - 1) / tile_items<T>();
 }
 
-// One launch of the staged kernel on the workspace's next side (the caller checked the tile count).
+// One launch of the staged kernel over n elements in `tiles` tiles (tiles_for; the caller checked
+// the count against the workspace) on the workspace's next side.
 template <class T, class Op, class Workspace>
-void launch(const T* in, T* out, std::size_t n, const std::uint8_t* flags, Workspace& ws,
+void launch(const T* in, T* out, std::size_t n, std::size_t tiles, const std::uint8_t* flags, Workspace& ws,
             scanlab::single_pass::PollSchedule polls, cudaStream_t s) {
   namespace sp = scanlab::single_pass;
   using Shape = Chunk<T>;
   auto* kernel = segmented_scan_staged_kernel<Shape, T, Op>;
-  static const std::size_t resident = [&] {
-    SCANLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stage_bytes<T>())));
-    const std::size_t blocks = scanlab::resident_blocks(kernel, block_threads<Shape>(), stage_bytes<T>());
-    if (blocks == 0) throw std::runtime_error("ch10::segmented_scan: a staged block does not fit on an SM");
-    return blocks;
-  }();
-  const std::size_t tiles = tiles_for<T>(n);
+  static const std::size_t resident =
+      scanlab::resident_blocks_with_stage(kernel, block_threads<Shape>(), stage_bytes<T>(), "ch10::segmented_scan");
   const auto next = ws.next_launch(tiles, s);
   kernel<<<static_cast<unsigned>(sp::two_tile_grid(tiles, resident)), block_threads<Shape>(), stage_bytes<T>(), s>>>(
       in, out, n, flags, next.desc, next.ticket, sp::polls_for_grid(polls, tiles, resident));

@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <stdexcept>
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
@@ -222,17 +221,6 @@ class AsyncCopyScan {
   }
 
  private:
-  // Blocks of a kernel resident on the device at once, with its dynamic shared memory (allowed past
-  // the default 48 KiB first, once per process and kernel).
-  template <class Kernel>
-  static std::size_t resident_blocks_of(Kernel kernel, int block_threads, std::size_t stage_bytes) {
-    SCANLAB_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stage_bytes)));
-    const std::size_t resident = scanlab::resident_blocks(kernel, block_threads, stage_bytes);
-    if (resident == 0) throw std::runtime_error("ch11::AsyncCopyScan: a block of this policy does not fit on an SM");
-    return resident;
-  }
-
   template <bool INCLUSIVE, class Op>
   void run(const T* in, T* out, std::size_t n, Op op, cudaStream_t s, const Options& o) {
     if (n == 0) return;
@@ -245,14 +233,16 @@ class AsyncCopyScan {
       SCANLAB_NVTX_RANGE("ch11::async_copy_scan (two tiles per block)");
       auto* kernel = two_tile_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>;
       constexpr int kThreads = two_tile_block_threads<Chunk>();
-      static const std::size_t resident = resident_blocks_of(kernel, kThreads, 2 * kStageBytes);
+      static const std::size_t resident =
+          scanlab::resident_blocks_with_stage(kernel, kThreads, 2 * kStageBytes, "ch11::AsyncCopyScan");
       const single_pass::PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
       kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)), kThreads, 2 * kStageBytes, s>>>(
           in, out, n, launch.desc, launch.ticket, staged, polls, op);
     } else {
       SCANLAB_NVTX_RANGE("ch11::async_copy_scan (one tile per block)");
       auto* kernel = async_copy_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>;
-      static const std::size_t resident = resident_blocks_of(kernel, Chunk::BLOCK_THREADS, kStageBytes);
+      static const std::size_t resident =
+          scanlab::resident_blocks_with_stage(kernel, Chunk::BLOCK_THREADS, kStageBytes, "ch11::AsyncCopyScan");
       const single_pass::PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
       kernel<<<static_cast<unsigned>(tiles), Chunk::BLOCK_THREADS, kStageBytes, s>>>(in, out, n, launch.desc,
                                                                                      launch.ticket, staged, polls, op);

@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 
 #include "scanlab/cuda_check.hpp"
 
@@ -25,6 +27,18 @@ std::size_t resident_blocks(Kernel* kernel, int threads, std::size_t dynamic_sha
   SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_shared_bytes));
   return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
+}
+
+// resident_blocks for a kernel whose tiles are staged in `stage_bytes` of dynamic shared memory
+// (chapters 10 and 11): first allows the kernel that much (past the default 48 KiB), and throws,
+// naming `who`, when not one block fits on an SM. Ask once per kernel, as above.
+template <class Kernel>
+std::size_t resident_blocks_with_stage(Kernel* kernel, int threads, std::size_t stage_bytes, const char* who) {
+  SCANLAB_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(stage_bytes)));
+  const std::size_t resident = resident_blocks(kernel, threads, stage_bytes);
+  if (resident == 0) throw std::runtime_error(std::string(who) + ": a block of this kernel does not fit on an SM");
+  return resident;
 }
 
 }  // namespace scanlab

@@ -37,7 +37,7 @@
 #include <scanlab/monoid.hpp>
 
 #include "async_copy_scan_dispatch.cuh"  // chapter 11's kernel and scan object (chapters/ and solutions/)
-#include "probe_check.cuh"               // check_copy_or_sum
+#include "probe_check.cuh"               // probe_input, check_copy_or_sum
 #include "sweep_timing.cuh"              // median_ms
 
 namespace sp = scanlab::single_pass;
@@ -295,12 +295,7 @@ int main(int argc, char** argv) {
   int *in, *out;
   SCANLAB_CUDA_CHECK(cudaMalloc(&in, max_n * sizeof(int)));
   SCANLAB_CUDA_CHECK(cudaMalloc(&out, max_n * sizeof(int)));
-  std::vector<int> h_in(max_n);
-  unsigned x = 12345;
-  for (auto& v : h_in) {
-    x = x * 1664525u + 1013904223u;
-    v = static_cast<int>(x >> 20) - 2048;
-  }
+  const std::vector<int> h_in = probe_input(max_n);
   SCANLAB_CUDA_CHECK(cudaMemcpy(in, h_in.data(), max_n * sizeof(int), cudaMemcpyHostToDevice));
   SCANLAB_CUDA_CHECK(
       cudaFuncSetAttribute(copy_staged<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
