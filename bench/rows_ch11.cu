@@ -36,12 +36,15 @@ void register_ch11_rows(Registry& reg) {
   add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_async_copy",
                                     "chapter 11: bulk copies into shared memory, 128 threads x 16 items x 4 chunks per "
                                     "tile, two tiles per block; chapter 07's kernel below 2^25 elements");
-  add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_two_tiles",
-                                    "chapter 11's two-tile kernel at every size (128 x 16 x 4, two stages per block)",
-                                    ch11::kTwoTilesEverySize);
+  const ch11::Options two = ch11::kTwoTilesEverySize;
+  add_ch11_row<ch11::DefaultPolicy>(
+      reg, "ch11_two_tiles", "chapter 11's two-tile kernel at every size (128 x 16 x 4, two stages per block)", two);
   const ch11::Options staged = ch11::kStageEverySize;
   add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_staged",
                                     "chapter 11's one-tile staged kernel at every size (128 x 16 x 4)", staged);
+  add_ch11_row<ch11::Policy<128, 16, 3, 3>>(
+      reg, "ch11_two_tiles_128x16x3s3",
+      "chapter 11's two-tile kernel with three stages per block (128 x 16 x 3): one more tile in flight", two);
   add_ch11_row<ch11::Policy<128, 16, 8>>(reg, "ch11_128x16x8", "chapter 11, 128 threads x 16 items x 8 chunks", staged);
   add_ch11_row<ch11::Policy<128, 32, 2>>(reg, "ch11_128x32x2", "chapter 11, 128 threads x 32 items x 2 chunks", staged);
   add_ch11_row<ch11::Policy<128, 16, 1>>(reg, "ch11_128x16x1", "chapter 11, 128 threads x 16 items x 1 chunk", staged);

@@ -106,14 +106,15 @@ struct Agent {
   using F = Flagged<T>;
   static constexpr int kDataThreads = Shape::BLOCK_THREADS;
   static constexpr int kTileItems = kChunks * Shape::TILE_ITEMS;
+  static constexpr int kStages = 2;  // the two-tile loop's stages
   static_assert(Shape::VEC == 4, "a run's 4 flags are one 32-bit word");
   struct Tokens {
     Token chunk[kChunks];
   };
   struct TempStorage {
-    Barrier landed[2][kChunks];
+    Barrier landed[kStages][kChunks];
     Barrier reduced;  // the data warps' totals of a tile are all written
-    F warp_totals[2][kChunks][Shape::WARPS];
+    F warp_totals[kStages][kChunks][Shape::WARPS];
     F tile_prefix;
   };
 
@@ -129,7 +130,7 @@ struct Agent {
 
   __device__ void init_barriers() {
     if (threadIdx.x != 0) return;
-    for (int s = 0; s < 2; ++s)
+    for (int s = 0; s < kStages; ++s)
       for (int c = 0; c < kChunks; ++c) init(&temp.landed[s][c], block_threads<Shape>());
     init(&temp.reduced, kDataThreads);
   }
@@ -258,7 +259,7 @@ __global__ void __launch_bounds__(block_threads<Shape>())
   using A = Agent<Shape, T, Op>;
   extern __shared__ __align__(128) unsigned char stage_bytes_[];  // both stages' values, then their flags
   __shared__ typename A::TempStorage temp;
-  __shared__ scanlab::single_pass::TwoTileSlots slots;
+  __shared__ scanlab::single_pass::TileSlots<A::kStages> slots;
   A agent{temp,
           reinterpret_cast<T*>(stage_bytes_),
           stage_bytes_ + 2 * sizeof(T) * A::kTileItems,

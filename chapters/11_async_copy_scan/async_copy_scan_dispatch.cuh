@@ -44,9 +44,13 @@ namespace ch11 {
 
 // A tile of CHUNKS chunks, each BLOCK_THREADS threads x ITEMS elements (the chunk is the tile
 // library's tile shape: the arrangement a thread reads it in).
-template <int BLOCK_THREADS, int ITEMS, int CHUNKS>
+// STAGES: the two-tile kernel's stages per block (two: the tile looked back for and the next; a
+// third keeps one more tile in flight, and was slower on both GPUs: book, "The third step").
+template <int BLOCK_THREADS, int ITEMS, int CHUNKS, int STAGES = 2>
 struct Policy {
   static_assert(CHUNKS >= 1 && CHUNKS <= 16, "1 to 16 chunks per tile");
+  static_assert(STAGES >= 2, "the two-tile kernel's stages: 2 or more");
+  static constexpr int kStages = STAGES;
   static constexpr int kBlockThreads = BLOCK_THREADS;
   static constexpr int kItems = ITEMS;
   static constexpr int kChunks = CHUNKS;
@@ -191,6 +195,7 @@ class AsyncCopyScan {
  public:
   using Chunk = typename P::template Chunk<T>;
   static constexpr int kChunks = P::kChunks;
+  static constexpr int kStages = P::kStages;
   static constexpr std::size_t kTileItems = static_cast<std::size_t>(kChunks) * Chunk::TILE_ITEMS;
   static constexpr std::size_t kStageBytes = sizeof(T) * kTileItems;
   static constexpr single_pass::Descriptors kDescriptors =
@@ -231,12 +236,13 @@ class AsyncCopyScan {
     const bool staged = single_pass::aligned16(in) && single_pass::aligned16(out);
     if (o.two_tiles) {
       SCANLAB_NVTX_RANGE("ch11::async_copy_scan (two tiles per block)");
-      auto* kernel = two_tile_scan_kernel<Chunk, kChunks, INCLUSIVE, T, Desc, Op>;
+      auto* kernel = two_tile_scan_kernel<Chunk, kChunks, kStages, INCLUSIVE, T, Desc, Op>;
       constexpr int kThreads = two_tile_block_threads<Chunk>();
+      constexpr std::size_t kBytes = kStages * kStageBytes;
       static const std::size_t resident =
-          scanlab::resident_blocks_with_stage(kernel, kThreads, 2 * kStageBytes, "ch11::AsyncCopyScan");
+          scanlab::resident_blocks_with_stage(kernel, kThreads, kBytes, "ch11::AsyncCopyScan");
       const single_pass::PollSchedule polls = single_pass::polls_for_grid(o.polls, tiles, resident);
-      kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)), kThreads, 2 * kStageBytes, s>>>(
+      kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)), kThreads, kBytes, s>>>(
           in, out, n, launch.desc, launch.ticket, staged, polls, op);
     } else {
       SCANLAB_NVTX_RANGE("ch11::async_copy_scan (one tile per block)");

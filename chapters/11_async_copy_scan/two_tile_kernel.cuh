@@ -37,22 +37,23 @@ __host__ __device__ constexpr int two_tile_block_threads() {
 // A tile of CHUNKS chunks, staged by your stage_tile and read by your read_staged_chunk, for the
 // single-pass library's two-tile loop (scanlab/single_pass/two_tile_loop.cuh). Its state lives in
 // the kernel's shared memory (TempStorage); one thread sets the barriers up.
-template <class Chunk, int CHUNKS, bool INCLUSIVE, class T, class Desc, class Op>
+template <class Chunk, int CHUNKS, int STAGES, bool INCLUSIVE, class T, class Desc, class Op>
 struct TwoTileAgent {
   static constexpr int kDataThreads = Chunk::BLOCK_THREADS;
   static constexpr int kTileItems = CHUNKS * Chunk::TILE_ITEMS;
+  static constexpr int kStages = STAGES;
   struct Tokens {
     Token chunk[CHUNKS];
   };
   struct TempStorage {
-    Barrier landed[2][CHUNKS];
+    Barrier landed[STAGES][CHUNKS];
     Barrier reduced;  // the data warps' totals of a tile are all written
-    T warp_totals[2][CHUNKS][Chunk::WARPS];
+    T warp_totals[STAGES][CHUNKS][Chunk::WARPS];
     T tile_prefix;
   };
 
   TempStorage& temp;
-  T* stages;  // 2 x kTileItems elements (dynamic shared memory)
+  T* stages;  // STAGES x kTileItems elements (dynamic shared memory)
   const T* in;
   T* out;
   std::size_t n;
@@ -63,7 +64,7 @@ struct TwoTileAgent {
 
   __device__ void init_barriers() {
     if (threadIdx.x != 0) return;
-    for (int s = 0; s < 2; ++s)
+    for (int s = 0; s < STAGES; ++s)
       for (int c = 0; c < CHUNKS; ++c) init(&temp.landed[s][c], two_tile_block_threads<Chunk>());
     init(&temp.reduced, kDataThreads);
   }
@@ -163,14 +164,14 @@ struct TwoTileAgent {
 };
 // --8<-- [end:two_tile_agent]
 
-template <class Chunk, int CHUNKS, bool INCLUSIVE, class T, class Desc, class Op>
+template <class Chunk, int CHUNKS, int STAGES, bool INCLUSIVE, class T, class Desc, class Op>
 __global__ void __launch_bounds__(two_tile_block_threads<Chunk>())
     two_tile_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, single_pass::Ticket ticket, bool staged,
                          single_pass::PollSchedule polls, Op op) {
-  using Agent = TwoTileAgent<Chunk, CHUNKS, INCLUSIVE, T, Desc, Op>;
-  extern __shared__ __align__(128) unsigned char stage_bytes[];  // 2 stages of a tile
+  using Agent = TwoTileAgent<Chunk, CHUNKS, STAGES, INCLUSIVE, T, Desc, Op>;
+  extern __shared__ __align__(128) unsigned char stage_bytes[];  // STAGES stages of a tile
   __shared__ typename Agent::TempStorage temp;
-  __shared__ single_pass::TwoTileSlots slots;
+  __shared__ single_pass::TileSlots<STAGES> slots;
   Agent agent{temp, reinterpret_cast<T*>(stage_bytes), in, out, n, descriptors, staged, polls, op};
   agent.init_barriers();
   single_pass::run_two_tile_loop(agent, (n + Agent::kTileItems - 1) / Agent::kTileItems, ticket, slots);

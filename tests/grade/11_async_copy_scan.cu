@@ -24,16 +24,19 @@ namespace {
 
 using namespace scanlab::grading;
 
-// A tile shape of the runner: chunks of block_threads x items elements.
+// A tile shape of the runner: chunks of block_threads x items elements (and, for the two-tile
+// kernel, how many tiles' stages a block has).
 struct Tile {
   int block_threads;
   int items;
   int chunks;
+  int stages = 2;
 };
-constexpr Tile kSmall{64, 4, 2};      // 512 elements per tile, two chunks of two warps
-constexpr Tile kOneChunk{64, 4, 1};   // 256 elements per tile, one chunk
-constexpr Tile kThree{32, 4, 3};      // 384 elements per tile, three chunks of one warp
-constexpr Tile kDefault{128, 16, 4};  // the chapter's default: 8192 elements per tile
+constexpr Tile kSmall{64, 4, 2};                // 512 elements per tile, two chunks of two warps
+constexpr Tile kOneChunk{64, 4, 1};             // 256 elements per tile, one chunk
+constexpr Tile kThree{32, 4, 3};                // 384 elements per tile, three chunks of one warp
+constexpr Tile kDefault{128, 16, 4};            // the chapter's default: 8192 elements per tile
+constexpr Tile kSmallThreeStages{64, 4, 2, 3};  // kSmall, and a third stage in flight (two-tile kernel)
 constexpr std::size_t kSmallTile = 512;
 constexpr std::size_t kDefaultTile = 8192;
 
@@ -41,7 +44,8 @@ json scan_params(ScanKind kind, Tile tile) {
   return {{"kind", scanlab::to_string(kind)},
           {"block_threads", tile.block_threads},
           {"items", tile.items},
-          {"chunks", tile.chunks}};
+          {"chunks", tile.chunks},
+          {"stages", tile.stages}};
 }
 
 // Which of the chapter's staged kernels runs: one tile per block, or two (the one large scans run).
@@ -199,11 +203,14 @@ TEST_CASE("emulator: the ticket makes every dispatch order and residency safe" *
       emu_settings()["seed"] = scanlab::test_seed();
       INFO("emulator: " << emu_settings().dump());
       if (!check_scan(in, scan(kSmall, in, ScanKind::exclusive, Plus<I>{}), ScanKind::exclusive, Plus<I>{})) return;
-      // Two tiles per block: a grid of as many blocks as are resident, each looping over tiles.
-      INFO("two tiles per block");
-      if (!check_scan(in, scan(kSmall, in, ScanKind::exclusive, Plus<I>{}, false, 0, Kernel::two_tiles),
-                      ScanKind::exclusive, Plus<I>{}))
-        return;
+      // Two tiles per block: a grid of as many blocks as are resident, each looping over tiles;
+      // with three stages a block holds three tickets at once.
+      for (const Tile tile : {kSmall, kSmallThreeStages}) {
+        INFO("two tiles per block, " << tile.stages << " stages");
+        if (!check_scan(in, scan(tile, in, ScanKind::exclusive, Plus<I>{}, false, 0, Kernel::two_tiles),
+                        ScanKind::exclusive, Plus<I>{}))
+          return;
+      }
     }
   }
 }
@@ -213,14 +220,15 @@ TEST_CASE("emulator: no thread reads a chunk before its copy has landed (race ch
   EmuSettingsGuard guard;
   emu_settings()["racecheck"] = true;
   using I = std::int32_t;
-  for (std::uint64_t k = 0; k < 4; ++k) {
+  for (std::uint64_t k = 0; k < 5; ++k) {
     // The emulator lands each copy at its issue or as late as the barrier allows, by its seed.
     emu_settings()["seed"] = scanlab::derive_seed(scanlab::test_seed(), 1900 + k);
     emu_settings()["schedule"] = k == 1 ? "random" : "in-order";
-    INFO("emulator: " << emu_settings().dump() << (k == 3 ? ", two tiles per block" : ""));
+    INFO("emulator: " << emu_settings().dump() << (k >= 3 ? ", two tiles per block" : "")
+                      << (k == 4 ? ", three stages" : ""));
     const std::vector<I> in = random_ints(kSmallTile * 12 + 100, 2000 + k);
-    json params = scan_params(ScanKind::inclusive, k == 2 ? kThree : kSmall);
-    params["two_tiles"] = k == 3;
+    json params = scan_params(ScanKind::inclusive, k == 2 ? kThree : k == 4 ? kSmallThreeStages : kSmall);
+    params["two_tiles"] = k >= 3;
     const Reply r = Request("async_copy_scan").monoid(Plus<I>{}).params(params).input(in).send();
     if (!r.ok()) {
       FAIL_CHECK("the scan failed: " << Request::describe(r));

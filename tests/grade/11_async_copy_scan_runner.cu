@@ -24,14 +24,20 @@ void with_chapter_monoid(const Call& call, F&& fn) {
       call, fn);
 }
 
-// The tile shapes the checker asks for by parameters block_threads x items x chunks: two warps x
-// 4 in 2 chunks (many tiles on the emulator), the same in 1 chunk, one warp x 4 in 3 chunks, and
-// the chapter's default.
+// The tile shapes the checker asks for by parameters block_threads x items x chunks (and stages,
+// default 2): two warps x 4 in 2 chunks (many tiles on the emulator), the same with three stages,
+// the same in 1 chunk, one warp x 4 in 3 chunks, and the chapter's default.
 template <class F>
 void with_policy(const Call& call, F&& fn) {
   const int threads = call.param<int>("block_threads");
   const int items = call.param<int>("items");
   const int chunks = call.param<int>("chunks");
+  const int stages = call.param<int>("stages", 2);
+  if (stages == 3) {
+    if (threads == 64 && items == 4 && chunks == 2) return fn(ch11::Policy<64, 4, 2, 3>{});
+    throw std::runtime_error("this runner has three stages only for tiles of 64 x 4 x 2 chunks");
+  }
+  if (stages != 2) throw std::runtime_error("this runner has no tile of " + std::to_string(stages) + " stages");
   if (threads == 64 && items == 4 && chunks == 2) fn(ch11::Policy<64, 4, 2>{});
   else if (threads == 64 && items == 4 && chunks == 1) fn(ch11::Policy<64, 4, 1>{});
   else if (threads == 32 && items == 4 && chunks == 3) fn(ch11::Policy<32, 4, 3>{});

@@ -9,7 +9,8 @@
 //                        shared memory and stored by the threads: chapter 11 without the scan
 //   copy_bulk            the same chunks staged by bulk copies and written back by bulk copies
 //                        (cp.async.bulk shared -> global): no thread touches the data
-//   ch07, ch11           the chapters' scans (ch07 = chapter 11's scan object below staged_from)
+//   ch07, ch11           the chapters' scans (ch07 = chapter 11's scan object below staged_from,
+//                        ch11 its one-tile kernel, "ch11 two tiles" its two-tile kernel)
 //   parts: ...           chapter 11's kernel with its look-back and its scan switched on one at a
 //                        time (ch11_parts below), and with bulk stores
 //   wN polls F/E         the whole kernel with a look-back window of N predecessors (32: the
@@ -372,6 +373,9 @@ int main(int argc, char** argv) {
       });
       add("ch11", kScan, [&] {
         scan.exclusive(in, out, n, Plus{}, 0, staged_always);
+      });
+      add("ch11 two tiles", kScan, [&] {
+        scan.exclusive(in, out, n, Plus{}, 0, ch11::kTwoTilesEverySize);
       });
       add("parts: staging", kCopy, [&] {
         parts_none.run(in, out, n);

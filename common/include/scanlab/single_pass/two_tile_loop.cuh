@@ -12,9 +12,15 @@
 //
 // A tile's aggregate goes out once it has landed and been reduced, whatever the look-back of the
 // tile before it in the block does, so the tiles after it wait only for bytes. It cannot deadlock:
-// a tile is taken only by a running block, which publishes its aggregate without waiting for any
-// other tile. The grid is persistent (at most as many blocks as fit at once; each takes tiles by
-// ticket until none is left).
+// a tile is taken only by a running block, and its aggregate waits for nothing but its bytes and,
+// with more than two stages, the look-backs of the block's earlier tiles, which wait only for
+// tiles before them; so, tile by tile from tile 0, every tile publishes. The grid is persistent (at
+// most as many blocks as fit at once; each takes tiles by ticket until none is left).
+//
+// A third stage (Agent::kStages = 3) keeps the tile after next in flight while the data warps scan
+// and store: more bytes in flight per block, but each tile is taken one round earlier, before the
+// block can publish its aggregate, and on an H100 that cost more than the bytes gained (chapter 11,
+// "The third step").
 //
 // What a tile is, how it is staged and scanned, is the agent's (chapters 10 and 11 have one each):
 //   Agent::kDataThreads                       the data warps: threads 0 .. kDataThreads - 1
@@ -27,52 +33,75 @@
 //   void look_back(int s, unsigned tile)              the look-back warp: the tile's prefix, kept
 //                                                     where scan_and_store finds it
 //   void scan_and_store(int s, unsigned tile, bool staged)    data threads: pass 2
-// Stage s (0 or 1) is free again once the loop has passed the __syncthreads after its scan_and_store.
+// Stage s (0 .. kStages - 1) is free again once the loop has passed the __syncthreads after its
+// scan_and_store.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <utility>
 
 #include <scanlab/single_pass/protocol.cuh>
 
 namespace scanlab::single_pass {
 
-// The loop's own shared memory: the tile numbers of the two stages. (The kernel declares it
-// __shared__: a library header declares no shared memory, which the emulator's translation of a
-// kernel's own files sets up.)
-struct TwoTileSlots {
-  unsigned tile[2];
+// The loop's own shared memory: the tile number of each stage. (The kernel declares it __shared__:
+// a library header declares no shared memory, which the emulator's translation of a kernel's own
+// files sets up.)
+template <int STAGES>
+struct TileSlots {
+  unsigned tile[STAGES];
 };
+using TwoTileSlots = TileSlots<2>;
 
 // Every thread of the block (Agent::kDataThreads + 32 of them), after the agent's barriers are set
-// up by one thread (this loop's first __syncthreads orders that before any use).
+// up by one thread (this loop's first __syncthreads orders that before any use). The agent has
+// Agent::kStages stages (2 or more): the tile looked back for and scanned, the tile reduced
+// meanwhile, and kStages - 2 more tiles whose bytes are on their way.
 // --8<-- [start:two_tile_loop]
 template <class Agent>
-__device__ void run_two_tile_loop(Agent& agent, std::size_t num_tiles, const Ticket& ticket, TwoTileSlots& slots) {
-  unsigned(&tile_slot)[2] = slots.tile;
+__device__ void run_two_tile_loop(Agent& agent, std::size_t num_tiles, const Ticket& ticket,
+                                  TileSlots<Agent::kStages>& slots) {
+  constexpr int S = Agent::kStages;
+  static_assert(S >= 2, "a stage for the tile looked back for, one for the tile reduced meanwhile");
+  unsigned(&tile_slot)[S] = slots.tile;
   const bool data_thread = threadIdx.x < Agent::kDataThreads;
-  if (threadIdx.x == 0) tile_slot[0] = atomicAdd(ticket.counter, 1u);  // the tile number (chapter 06)
+  // The first tile, and S - 2 more already on their way (the tile numbers: chapter 06's tickets).
+  if (threadIdx.x == 0)
+    for (int k = 0; k < S - 1; ++k) tile_slot[k] = atomicAdd(ticket.counter, 1u);
   __syncthreads();
   unsigned tile = tile_slot[0];
   if (tile >= num_tiles) return;
   int s = 0;
-  typename Agent::Tokens tokens;
-  bool staged = agent.stage(s, tile, tokens);
-  if (data_thread) agent.reduce(s, tile, staged, tokens);
+  typename Agent::Tokens tokens[S - 1];  // of the tiles staged and not yet reduced, oldest first
+  bool staged_ahead[S - 1];
+  typename Agent::Tokens first_tokens;
+  bool staged = agent.stage(0, tile, first_tokens);
+#pragma unroll
+  for (int k = 1; k < S - 1; ++k)
+    staged_ahead[k - 1] = tile_slot[k] < num_tiles && agent.stage(k, tile_slot[k], tokens[k - 1]);
+  if (data_thread) agent.reduce(0, tile, staged, first_tokens);
   while (true) {
-    const int ns = s ^ 1;
-    if (threadIdx.x == 0) tile_slot[ns] = atomicAdd(ticket.counter, 1u);
-    __syncthreads();  // the next ticket is known, t's totals are written, and stage ns is free
+    const int free_stage = (s + S - 1) % S;  // the stage of the tile scanned before t
+    const int ns = (s + 1) % S;              // the stage of the tile reduced next
+    if (threadIdx.x == 0) tile_slot[free_stage] = atomicAdd(ticket.counter, 1u);
+    __syncthreads();  // the new ticket is known, t's totals are written, and free_stage is free
+    const unsigned newest = tile_slot[free_stage];
+    staged_ahead[S - 2] = newest < num_tiles && agent.stage(free_stage, newest, tokens[S - 2]);
     const unsigned next = tile_slot[ns];
     const bool has_next = next < num_tiles;
-    typename Agent::Tokens next_tokens;
-    const bool next_staged = has_next && agent.stage(ns, next, next_tokens);
+    const bool next_staged = staged_ahead[0];
     if (!data_thread) agent.look_back(s, tile);
-    else if (has_next) agent.reduce(ns, next, next_staged, next_tokens);
+    else if (has_next) agent.reduce(ns, next, next_staged, tokens[0]);
     __syncthreads();  // t's prefix is known
     if (data_thread) agent.scan_and_store(s, tile, staged);
     if (!has_next) return;
+#pragma unroll
+    for (int k = 0; k + 1 < S - 1; ++k) {  // the tiles on their way move up a place
+      tokens[k] = std::move(tokens[k + 1]);
+      staged_ahead[k] = staged_ahead[k + 1];
+    }
     tile = next;
     s = ns;
     staged = next_staged;
