@@ -51,7 +51,7 @@ void register_ch11_rows(Registry& reg) {
 }
 
 void register_ch11_tune_rows(Registry& reg, std::vector<TuneCandidate>& out) {
-  const single_pass::PollSchedule built_in = single_pass::kDefaultPolls;
+  const single_pass::PollSchedule built_in = ch11::kTwoTilePolls;
   for (const std::string& shape : ch11::tuned_shapes()) {
     for (const PollPair p : tune_poll_grid()) {
       TuneCandidate c{"11_async_copy_scan", shape, p.first_ns, p.every_ns, false, "", {}};

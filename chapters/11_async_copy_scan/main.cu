@@ -180,8 +180,7 @@ int main(int argc, char** argv) {
   scanlab::add_tunable_options(app, cfg.tunable, ch11::tuned_shapes(),
                                "tile shape: default (128 threads x 16 items x 4 chunks) or THREADSxITEMSxCHUNKS (GPU "
                                "builds; int and float sums)",
-                               scanlab::single_pass::kDefaultPolls.first_ns,
-                               scanlab::single_pass::kDefaultPolls.every_ns);
+                               ch11::kTwoTilePolls.first_ns, ch11::kTwoTilePolls.every_ns);
   app.add_option("--staged-from", cfg.staged_from,
                  "stage tiles in shared memory from this many elements up, and run chapter 07's kernel (tiles in "
                  "registers) below, as the scan object does by itself from 33554432 (2^25): faster there (0: stage "
