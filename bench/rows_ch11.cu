@@ -35,7 +35,7 @@ void add_ch11_row(Registry& reg, const std::string& name, const std::string& wha
 void register_ch11_rows(Registry& reg) {
   add_ch11_row<ch11::DefaultPolicy>(reg, "ch11_async_copy",
                                     "chapter 11: bulk copies into shared memory, 128 threads x 16 items x 4 chunks per "
-                                    "tile, two tiles per block; chapter 07's kernel below 2^25 elements");
+                                    "tile, two tiles per block; chapter 07's kernel below 2^23 elements");
   const ch11::Options two = ch11::kTwoTilesEverySize;
   add_ch11_row<ch11::DefaultPolicy>(
       reg, "ch11_two_tiles", "chapter 11's two-tile kernel at every size (128 x 16 x 4, two stages per block)", two);
@@ -55,7 +55,7 @@ void register_ch11_tune_rows(Registry& reg, std::vector<TuneCandidate>& out) {
   for (const std::string& shape : ch11::tuned_shapes()) {
     for (const PollPair p : tune_poll_grid()) {
       TuneCandidate c{"11_async_copy_scan", shape, p.first_ns, p.every_ns, false, "", {}};
-      // Where the scan object stages (from ch11::kStagedFrom = 2^25 up): below, it runs chapter 07's kernel.
+      // Where the scan object stages (from ch11::kStagedFrom = 2^23 up): below, it runs chapter 07's kernel.
       static_assert(ch11::kStagedFrom <= (size_t(1) << 26), "chapter 11 is tuned where it stages");
       c.sizes = {size_t(1) << 26, size_t(1) << 28};
       c.is_default =

@@ -7,7 +7,7 @@
 //                            library), pass 2 re-reads each chunk from shared memory, scans and
 //                            stores it
 //   AsyncCopyScan            its descriptors, ticket, shared memory and launches; from
-//                            Options::staged_from elements (2^25) it stages with two tiles per
+//                            Options::staged_from elements (2^23) it stages with two tiles per
 //                            block (two_tile_kernel.cuh; Options::two_tiles = false: this file's
 //                            kernel), below it runs chapter 07's kernel, which is faster there
 //                            (each says so in its NVTX range)
@@ -170,10 +170,9 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
 
 // Below this many elements a staged tile does not pay: the scan runs chapter 07's kernel (tiles in
 // registers, scanlab/single_pass/scan_kernel.cuh) instead. Measured with scanlab_bench (book,
-// "Speed"): on an H100 and an H200 this chapter's kernel is slower than chapter 07's below 2^22
-// elements and at 2^23 and 2^24 (ahead at 2^22 alone, by a few per cent), level at 2^25 and 2^26,
-// and faster from 2^28 up: 2^25 is where staging stops losing.
-constexpr std::size_t kStagedFrom = std::size_t(1) << 25;
+// "The third step"), with the two-tile kernel's poll schedule: on an H100 and an H200 it is slower
+// than chapter 07's kernel at 2^22 elements and below, 4-9% faster at 2^23 and 8-10% at 2^24.
+constexpr std::size_t kStagedFrom = std::size_t(1) << 23;
 
 // The two-tile kernel's poll schedule: its first read 1.4 us after the look-back starts, not
 // chapter 07's 2.8. Its look-back for a tile starts a round after the tile's aggregate went out, so

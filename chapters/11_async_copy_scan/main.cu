@@ -36,7 +36,7 @@
 #include "async_copy_scan_dispatch.cuh"
 #include "async_copy_scan_tuned.cuh"
 
-static_assert(ch11::kStagedFrom == 33554432, "--staged-from's help names the scan object's default");
+static_assert(ch11::kStagedFrom == 8388608, "--staged-from's help names the scan object's default");
 
 namespace {
 
@@ -50,7 +50,7 @@ struct Config {
   bool in_place = false;
   scanlab::TunableOptions tunable;  // --tile, --first-poll, --poll-every, --tuning
   // This program shows the staged kernel at every size; the scan object by itself stages from
-  // ch11::kStagedFrom elements up (--staged-from 33554432 picks the kernel as the scan object does).
+  // ch11::kStagedFrom elements up (--staged-from 8388608 picks the kernel as the scan object does).
   std::uint64_t staged_from = 0;
   bool one_tile = false;                 // the chapter's first staged kernel (one tile per block) instead of two tiles
   scanlab::EmulatorScheduleOptions emu;  // --schedules, --emu-schedule, --emu-resident
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
                                ch11::kTwoTilePolls.first_ns, ch11::kTwoTilePolls.every_ns);
   app.add_option("--staged-from", cfg.staged_from,
                  "stage tiles in shared memory from this many elements up, and run chapter 07's kernel (tiles in "
-                 "registers) below, as the scan object does by itself from 33554432 (2^25): faster there (0: stage "
+                 "registers) below, as the scan object does by itself from 8388608 (2^23): faster there (0: stage "
                  "every size)")
       ->capture_default_str();
   app.add_flag("--one-tile", cfg.one_tile,
