@@ -19,8 +19,8 @@
 //
 // A third stage (Agent::kStages = 3) keeps the tile after next in flight while the data warps scan
 // and store: more bytes in flight per block, but each tile is taken one round earlier, before the
-// block can publish its aggregate, and on an H100 that cost more than the bytes gained (chapter 11,
-// "The third step").
+// block can publish its aggregate, and on an H100 and an H200 that cost more than the bytes gained
+// (chapter 11, "The third step").
 //
 // What a tile is, how it is staged and scanned, is the agent's (chapters 10 and 11 have one each):
 //   Agent::kDataThreads                       the data warps: threads 0 .. kDataThreads - 1
