@@ -33,18 +33,14 @@ void with_policy(const Call& call, F&& fn) {
   const int items = call.param<int>("items");
   const int chunks = call.param<int>("chunks");
   const int stages = call.param<int>("stages", 2);
-  if (stages == 3) {
-    if (threads == 64 && items == 4 && chunks == 2) return fn(ch11::Policy<64, 4, 2, 3>{});
-    throw std::runtime_error("this runner has three stages only for tiles of 64 x 4 x 2 chunks");
-  }
-  if (stages != 2) throw std::runtime_error("this runner has no tile of " + std::to_string(stages) + " stages");
-  if (threads == 64 && items == 4 && chunks == 2) fn(ch11::Policy<64, 4, 2>{});
-  else if (threads == 64 && items == 4 && chunks == 1) fn(ch11::Policy<64, 4, 1>{});
-  else if (threads == 32 && items == 4 && chunks == 3) fn(ch11::Policy<32, 4, 3>{});
-  else if (threads == 128 && items == 16 && chunks == 4) fn(ch11::DefaultPolicy{});
+  if (threads == 64 && items == 4 && chunks == 2 && stages == 2) fn(ch11::Policy<64, 4, 2>{});
+  else if (threads == 64 && items == 4 && chunks == 2 && stages == 3) fn(ch11::Policy<64, 4, 2, 3>{});
+  else if (threads == 64 && items == 4 && chunks == 1 && stages == 2) fn(ch11::Policy<64, 4, 1>{});
+  else if (threads == 32 && items == 4 && chunks == 3 && stages == 2) fn(ch11::Policy<32, 4, 3>{});
+  else if (threads == 128 && items == 16 && chunks == 4 && stages == 2) fn(ch11::DefaultPolicy{});
   else {
     throw std::runtime_error("this runner has no tile of " + std::to_string(threads) + " x " + std::to_string(items) +
-                             " x " + std::to_string(chunks) + " chunks");
+                             " x " + std::to_string(chunks) + " chunks in " + std::to_string(stages) + " stages");
   }
 }
 
