@@ -46,6 +46,7 @@ using Token = Barrier::arrival_token;
 // 2 x (24 KiB of int32 + 6 KiB of flags) = 60 KiB, so 3 blocks fit in an SM's 228 KiB (with 4
 // chunks, 80 KiB: 2 blocks).
 constexpr int kChunks = 3;
+constexpr int kStages = 2;  // the two-tile loop's stages
 template <class T>
 using Chunk = scanlab::single_pass::TileShape<T, 128, 16>;
 
@@ -54,8 +55,8 @@ constexpr std::size_t tile_items() {
   return static_cast<std::size_t>(kChunks) * Chunk<T>::TILE_ITEMS;
 }
 template <class T>
-constexpr std::size_t stage_bytes() {  // both stages: the values, then the flag bytes
-  return 2 * tile_items<T>() * (sizeof(T) + 1);
+constexpr std::size_t stage_bytes() {  // all stages: the values, then the flag bytes
+  return kStages * tile_items<T>() * (sizeof(T) + 1);
 }
 template <class Shape>
 __host__ __device__ constexpr int block_threads() {  // the data warps and the look-back warp
@@ -106,7 +107,7 @@ struct Agent {
   using F = Flagged<T>;
   static constexpr int kDataThreads = Shape::BLOCK_THREADS;
   static constexpr int kTileItems = kChunks * Shape::TILE_ITEMS;
-  static constexpr int kStages = 2;  // the two-tile loop's stages
+  static constexpr int kStages = staged::kStages;
   static_assert(Shape::VEC == 4, "a run's 4 flags are one 32-bit word");
   struct Tokens {
     Token chunk[kChunks];
@@ -119,8 +120,8 @@ struct Agent {
   };
 
   TempStorage& temp;
-  T* stages;                  // 2 x kTileItems values
-  std::uint8_t* stage_flags;  // 2 x kTileItems flag bytes
+  T* stages;                  // kStages x kTileItems values
+  std::uint8_t* stage_flags;  // kStages x kTileItems flag bytes
   const T* in;
   T* out;
   std::size_t n;
@@ -213,12 +214,7 @@ struct Agent {
     F running = temp.tile_prefix;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      F before = running;  // what comes before this warp's part of chunk c
-#pragma unroll
-      for (int w = 0; w < Shape::WARPS; ++w) {
-        if (w == warp) before = running;
-        running = seg(running, temp.warp_totals[s][c][w]);
-      }
+      const F before = scanlab::single_pass::fold_chunk_warp_totals(running, temp.warp_totals[s][c], warp, seg);
       T values[Shape::ITEMS];
       const unsigned bits = read_chunk(s, tile, from_stage, c, values);
       scanlab::single_pass::ThreadSeeds<Shape, F> seeds;
@@ -262,7 +258,7 @@ __global__ void __launch_bounds__(block_threads<Shape>())
   __shared__ scanlab::single_pass::TileSlots<A::kStages> slots;
   A agent{temp,
           reinterpret_cast<T*>(stage_bytes_),
-          stage_bytes_ + 2 * sizeof(T) * A::kTileItems,
+          stage_bytes_ + A::kStages * sizeof(T) * A::kTileItems,
           in,
           out,
           n,

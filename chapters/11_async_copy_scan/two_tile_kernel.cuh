@@ -130,12 +130,7 @@ struct TwoTileAgent {
     T running = temp.tile_prefix;
 #pragma unroll
     for (int c = 0; c < CHUNKS; ++c) {
-      T before = running;  // what comes before this warp's part of chunk c
-#pragma unroll
-      for (int w = 0; w < Chunk::WARPS; ++w) {
-        if (w == warp) before = running;
-        running = op(running, temp.warp_totals[s][c][w]);
-      }
+      const T before = single_pass::fold_chunk_warp_totals(running, temp.warp_totals[s][c], warp, op);
       T items[Chunk::ITEMS];
       if (from_stage) single_pass::load_staged_tile<Chunk>(stage_chunk(s, c), items);
       else load_from_global(tile, c, items);

@@ -254,6 +254,20 @@ __device__ __forceinline__ T block_aggregate_and_warp_prefix(T warp_total, WarpT
 }
 // --8<-- [end:block_reduce]
 
+// A tile of several chunks (the staged kernels of chapters 10 and 11), whose warps' totals of each
+// chunk sit in shared memory: given `running`, everything before the chunk, returns what comes
+// before this thread's warp's part of it, and moves `running` past the whole chunk (in warp order).
+template <int WARPS, class V, class Op>
+__device__ __forceinline__ V fold_chunk_warp_totals(V& running, const V (&warp_totals)[WARPS], int warp, Op op) {
+  V before = running;
+#pragma unroll
+  for (int w = 0; w < WARPS; ++w) {
+    if (w == warp) before = running;
+    running = op(running, warp_totals[w]);
+  }
+  return before;
+}
+
 // ---- 3. scan --------------------------------------------------------------------------------
 
 // In place: every element becomes its exclusive (or inclusive) prefix, given `before` = everything

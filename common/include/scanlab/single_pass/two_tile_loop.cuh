@@ -53,7 +53,6 @@ template <int STAGES>
 struct TileSlots {
   unsigned tile[STAGES];
 };
-using TwoTileSlots = TileSlots<2>;
 
 // Every thread of the block (Agent::kDataThreads + 32 of them), after the agent's barriers are set
 // up by one thread (this loop's first __syncthreads orders that before any use). The agent has
