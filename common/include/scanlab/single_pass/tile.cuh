@@ -130,6 +130,29 @@ __device__ __forceinline__ void load_staged_tile(const T* stage, T (&items)[Shap
 }
 // --8<-- [end:load_staged_tile]
 
+// The other way: a thread's items back to the stage, to the places load_staged_tile read them from
+// (chapter 10 leaves a tile's first pass there for its second).
+template <class Shape, class T>
+__device__ __forceinline__ void store_staged_tile(T* stage, const T (&items)[Shape::ITEMS]) {
+  const int warp = scanlab::warp_id();
+  const int lane = scanlab::lane_id();
+  if constexpr (Shape::VECTORIZABLE) {
+    uint4* vectors = reinterpret_cast<uint4*>(stage + Shape::offset(warp, lane, 0, 0));
+#pragma unroll
+    for (int r = 0; r < Shape::ROWS; ++r) {
+      uint4 word;
+      memcpy(&word, &items[r * Shape::VEC], 16);
+      vectors[r * 32] = word;
+    }
+  } else {
+#pragma unroll
+    for (int r = 0; r < Shape::ROWS; ++r) {
+#pragma unroll
+      for (int k = 0; k < Shape::VEC; ++k) stage[Shape::offset(warp, lane, r, k)] = items[r * Shape::VEC + k];
+    }
+  }
+}
+
 // The last tile: elements at tile offsets >= valid are `fill` (the identity: they change no prefix).
 template <class Shape, class T>
 __device__ __forceinline__ void load_partial_tile(const T* tile, T (&items)[Shape::ITEMS], int valid, T fill) {
