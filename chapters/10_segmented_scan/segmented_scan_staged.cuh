@@ -7,8 +7,16 @@
 // chunk's values and its head-flag bytes are two bulk copies that arrive on one barrier. The block
 // runs the single-pass library's two-tile loop (scanlab/single_pass/two_tile_loop.cuh, chapter 11's
 // third step): while its look-back warp looks back for tile t over (value, head) pairs, its four
-// data warps land and reduce the next tile (warp totals as pairs) and publish its aggregate, then
-// read t again from shared memory, scan it from its prefix and store it.
+// data warps land the next tile, scan each warp's part of it on its own (warp totals as pairs) and
+// publish its aggregate, then finish t from its prefix and store it.
+//
+// Why the first pass scans and the second only adds: a segmented scan does more work per element
+// than a plain one (a head bit to decode, a lifted operator, a head test in every shuffle step), and
+// on an H200 two passes of it kept the data warps too busy for the memory. The first pass does not
+// need the tile's prefix to scan within a warp's part, so it does that once and leaves the result
+// in the stage, with a bit per element that says whether a head lies at or before it in the warp's
+// part. The second pass needs only the prefix that reaches each element: where the bit is clear,
+// the warp's prefix combined on the left; where it is set, nothing.
 //
 // Included by segmented_scan_dispatch.cuh after its register kernel: it uses warp_segmented_scan_bits
 // and FlaggedDescriptors from there.
@@ -18,6 +26,7 @@
 #pragma nv_diag_suppress static_var_with_dynamic_init
 
 #include <cuda/barrier>
+#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -42,10 +51,11 @@ namespace staged {
 using Barrier = cuda::barrier<cuda::thread_scope_block>;  // one per chunk: both copies arrive on it
 using Token = Barrier::arrival_token;
 
-// 128 threads x 16 elements a chunk, 3 chunks a tile: 6144 elements. Two stages of them take
-// 2 x (24 KiB of int32 + 6 KiB of flags) = 60 KiB, so 3 blocks fit in an SM's 228 KiB (with 4
-// chunks, 80 KiB: 2 blocks).
-constexpr int kChunks = 3;
+// 128 threads x 16 elements a chunk, 2 chunks a tile: 4096 elements. Two stages of them take
+// 2 x (16 KiB of int32 + 4 KiB of flags) = 40 KiB, and their covered bits 2 KiB, so 5 blocks fit in
+// an SM's 228 KiB. (3 chunks a tile, 3 blocks an SM, measured the same at 2^26 on an H200, 1 to 3%
+// faster at 2^28 and 5 to 9% slower at 2^24: the book's chapter 10, "Measured".)
+constexpr int kChunks = 2;
 constexpr int kStages = 2;  // the two-tile loop's stages
 template <class T>
 using Chunk = scanlab::single_pass::TileShape<T, 128, 16>;
@@ -63,6 +73,17 @@ __host__ __device__ constexpr int block_threads() {  // the data warps and the l
   return Shape::BLOCK_THREADS + 32;
 }
 
+// Four head-flag bytes (one 32-bit word, byte k for element k) as four bits, bit k set where byte
+// k is not 0, in a handful of instructions instead of a test per byte. Per byte, the low 7 bits
+// plus 0x7f carry into the byte's high bit exactly when they are not all 0 (and never into the next
+// byte), so with the byte's own high bit OR-ed in, the high bit says "not 0". Shifted down, those
+// are bits 0, 8, 16 and 24; one multiply by 1 + 2^7 + 2^14 + 2^21 adds copies of them shifted so
+// that they land side by side at bits 21 to 24, and no two copies meet.
+__host__ __device__ __forceinline__ unsigned flag_byte_bits(unsigned word) {
+  const unsigned high = (word | ((word & 0x7f7f7f7fu) + 0x7f7f7f7fu)) & 0x80808080u;
+  return (((high >> 7) * 0x204081u) >> 21) & 0xfu;
+}
+
 // A chunk's head flags as bits, from the staged bytes (bit j for values[j], as in the register
 // kernel: a thread's run r is the 4 bytes at Chunk::offset(warp, lane, r, 0)).
 template <class Shape>
@@ -73,10 +94,32 @@ __device__ __forceinline__ unsigned staged_head_bits(const std::uint8_t* chunk_f
 #pragma unroll
   for (int r = 0; r < Shape::ROWS; ++r) {
     const unsigned word = *reinterpret_cast<const unsigned*>(chunk_flags + Shape::offset(warp, lane, r, 0));
-#pragma unroll
-    for (int k = 0; k < Shape::VEC; ++k) bits |= (((word >> (8 * k)) & 0xffu) != 0u ? 1u : 0u) << (r * Shape::VEC + k);
+    bits |= flag_byte_bits(word) << (r * Shape::VEC);
   }
   return bits;
+}
+
+// Each run of a thread scanned from its seed (the run's exclusive prefix within the warp's part,
+// from warp_segmented_scan_bits): values become their inclusive prefixes within the warp's part,
+// and bit j of the result says that a head lies at or before values[j] there, so that no prefix
+// from before the warp's part reaches it.
+template <class Shape, class Op, class T>
+__device__ __forceinline__ unsigned scan_runs_within_warp(
+    T (&values)[Shape::ITEMS], unsigned bits, const scanlab::single_pass::ThreadSeeds<Shape, Flagged<T>>& seeds) {
+  const Segmented<Op> seg;
+  unsigned covered = 0;
+#pragma unroll
+  for (int r = 0; r < Shape::ROWS; ++r) {
+    Flagged<T> run = seeds.row[r];
+#pragma unroll
+    for (int k = 0; k < Shape::VEC; ++k) {
+      const int j = r * Shape::VEC + k;
+      run = seg(run, Flagged<T>{values[j], (bits >> j) & 1u});
+      values[j] = run.value;
+      covered |= run.head << j;
+    }
+  }
+  return covered;
 }
 
 // The last tile's chunk from global memory (no copy moves a partial chunk): values past the end
@@ -116,6 +159,7 @@ struct Agent {
     Barrier landed[kStages][kChunks];
     Barrier reduced;  // the data warps' totals of a tile are all written
     F warp_totals[kStages][kChunks][Shape::WARPS];
+    unsigned covered[kStages][kChunks][kDataThreads];  // scan_runs_within_warp's bits, for the second pass
     F tile_prefix;
   };
 
@@ -165,29 +209,46 @@ struct Agent {
     return true;
   }
 
-  // The data warps: a chunk's values and head bits, from its stage or from global memory.
-  __device__ unsigned read_chunk(int s, unsigned tile, bool from_stage, int c, T (&values)[Shape::ITEMS]) const {
-    if (!from_stage) {
+  __device__ T* stage_values(int s, int c) const { return stages + s * kTileItems + c * Shape::TILE_ITEMS; }
+
+  // The data warps: a chunk scanned within each warp's part (values become the warp-local
+  // inclusive prefixes; the result is their covered bits), from its stage or from global memory,
+  // and the warp's total pair.
+  __device__ unsigned scan_chunk_within_warps(int s, unsigned tile, bool from_stage, int c, T (&values)[Shape::ITEMS],
+                                              F& warp_total) const {
+    unsigned bits;
+    if (from_stage) {
+      scanlab::single_pass::load_staged_tile<Shape>(stage_values(s, c), values);
+      bits = staged_head_bits<Shape>(stage_flags + s * kTileItems + c * Shape::TILE_ITEMS);
+    } else {
       const std::size_t at = chunk_start(tile, c);
-      return load_chunk_from_global<Shape, T, Op>(in, flags, at, valid_from(at), values);
+      bits = load_chunk_from_global<Shape, T, Op>(in, flags, at, valid_from(at), values);
     }
-    const int offset = s * kTileItems + c * Shape::TILE_ITEMS;
-    scanlab::single_pass::load_staged_tile<Shape>(stages + offset, values);
-    return staged_head_bits<Shape>(stage_flags + offset);
+    scanlab::single_pass::ThreadSeeds<Shape, F> seeds;
+    warp_total = warp_segmented_scan_bits<Shape, Op>(values, bits, seeds);
+    return scan_runs_within_warp<Shape, Op>(values, bits, seeds);
   }
 
-  // The data warps: each warp's total pair of each chunk as it lands, then the tile's aggregate.
+  // The data warps: each chunk as it lands, scanned within its warps' parts and left in its stage
+  // with its covered bits; then the tile's aggregate. (The last tile, read from global memory, has
+  // no stage to leave it in: only its totals are kept, and scan_and_store reads it again.)
   __device__ void reduce(int s, unsigned tile, bool from_stage, Tokens& tokens) {
-    const int warp = scanlab::warp_id();
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
       if (from_stage) temp.landed[s][c].wait(std::move(tokens.chunk[c]));
       T values[Shape::ITEMS];
-      const unsigned bits = read_chunk(s, tile, from_stage, c, values);
-      scanlab::single_pass::ThreadSeeds<Shape, F> seeds;
-      const F total = warp_segmented_scan_bits<Shape, Op>(values, bits, seeds);
-      if (scanlab::lane_id() == 0) temp.warp_totals[s][c][warp] = total;
+      F total;
+      const unsigned covered = scan_chunk_within_warps(s, tile, from_stage, c, values, total);
+      if (scanlab::lane_id() == 0) temp.warp_totals[s][c][scanlab::warp_id()] = total;
+      if (from_stage) {
+        scanlab::single_pass::store_staged_tile<Shape>(stage_values(s, c), values);
+        temp.covered[s][c][threadIdx.x] = covered;
+      }
     }
+    // These stores went to the stage through the threads' (generic) proxy; a later bulk copy will
+    // write there through the async proxy, which the fence orders after them (with the barrier the
+    // copy's thread passes before it issues the copy).
+    if (from_stage) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
     temp.reduced.arrive_and_wait();
     if (threadIdx.x == 0) {
       FlaggedDescriptors<T> desc = descriptors;
@@ -207,7 +268,9 @@ struct Agent {
     if (scanlab::lane_id() == 0) temp.tile_prefix = exclusive;
   }
 
-  // The data warps: each chunk again, scanned from its prefix, stored.
+  // The data warps: each chunk's warp-local prefixes completed with what comes before the warp's
+  // part (the tile's prefix and the warps before it), where no head of the part stops it; stored.
+  // --8<-- [start:finish_from_prefix]
   __device__ void scan_and_store(int s, unsigned tile, bool from_stage) {
     const Segmented<Op> seg;
     const int warp = scanlab::warp_id();
@@ -216,24 +279,22 @@ struct Agent {
     for (int c = 0; c < kChunks; ++c) {
       const F before = scanlab::single_pass::fold_chunk_warp_totals(running, temp.warp_totals[s][c], warp, seg);
       T values[Shape::ITEMS];
-      const unsigned bits = read_chunk(s, tile, from_stage, c, values);
-      scanlab::single_pass::ThreadSeeds<Shape, F> seeds;
-      (void)warp_segmented_scan_bits<Shape, Op>(values, bits, seeds);
-#pragma unroll
-      for (int r = 0; r < Shape::ROWS; ++r) {
-        F run = seg(before, seeds.row[r]);
-#pragma unroll
-        for (int k = 0; k < Shape::VEC; ++k) {
-          const int j = r * Shape::VEC + k;
-          run = seg(run, F{values[j], (bits >> j) & 1u});
-          values[j] = run.value;
-        }
+      unsigned covered;
+      if (from_stage) {
+        scanlab::single_pass::load_staged_tile<Shape>(stage_values(s, c), values);
+        covered = temp.covered[s][c][threadIdx.x];
+      } else {
+        F total;  // already in warp_totals
+        covered = scan_chunk_within_warps(s, tile, false, c, values, total);
       }
+#pragma unroll
+      for (int j = 0; j < Shape::ITEMS; ++j) values[j] = seg(before, F{values[j], (covered >> j) & 1u}).value;
       T* chunk_out = out + chunk_start(tile, c);
       if (from_stage) scanlab::single_pass::store_full_tile<Shape>(chunk_out, values, true);
       else scanlab::single_pass::store_partial_tile<Shape>(chunk_out, values, valid_from(chunk_start(tile, c)));
     }
   }
+  // --8<-- [end:finish_from_prefix]
 
  private:
   __device__ F aggregate(int s) const {
@@ -270,10 +331,10 @@ __global__ void __launch_bounds__(block_threads<Shape>())
   scanlab::single_pass::clear_stale(ticket);  // the previous scan's descriptors, for the next scan
 }
 
-// Below this many elements the register kernel runs. Measured on an H100 (book, chapter 10,
-// "Measured"): the two-tile staged kernel was slower at 2^22, level at 2^24, and 8-13% faster from
-// 2^25 to 2^28.
-constexpr std::size_t kStagedFrom = std::size_t(1) << 25;
+// Below this many elements the register kernel runs. Measured on an H100 and an H200 (book,
+// chapter 10, "Measured"): the staged kernel was level with it or slower at 2^20 and 2^21 and 4 to
+// 15% faster from 2^22 to 2^28.
+constexpr std::size_t kStagedFrom = std::size_t(1) << 22;
 
 // Whether an inclusive scan of n 4-byte elements with these pointers runs staged, from staged_from
 // elements on (a bulk copy needs 16-byte aligned addresses).

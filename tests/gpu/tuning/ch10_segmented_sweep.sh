@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Chapter 10's single-pass tuning sweep on a GPU: builds ch10_segmented_sweep.cu once per variant,
-# each from a copy of the chapter's given kernel with one constant changed, and prints the
-# segmented scan against CUB's InclusiveSumByKey (mean segment lengths 1 to 10^6, int32 and float,
-# 2^20..2^28). The book's chapter 10 "Measured" section cites its output.
+# each from a copy of the chapter's given kernel with one constant changed, and prints both of the
+# segmented scan's kernels (registers, staged) against CUB's InclusiveSumByKey (mean segment
+# lengths 1 to 10^6, int32 and float, 2^20..2^28). The book's chapter 10 "Measured" section cites
+# its output.
 #
 #   tests/gpu/tuning/ch10_segmented_sweep.sh [I,M,F,E ...]  items per thread, min blocks per SM, poll
 #                                                           schedule (first_ns, every_ns); e.g. 32,6,2000,500
 #   NVCC_FLAGS=-DQUICK ...                                   2^24 and 2^28, two segment lengths only
+#   NVCC_FLAGS=-DSMALL ...                                   2^20..2^25, mean length 32 (where the host
+#                                                           picks between its two kernels)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 work=$(mktemp -d)
