@@ -130,14 +130,7 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
   T aggregate = Op::identity();
   T before[CHUNKS];
 #pragma unroll
-  for (int c = 0; c < CHUNKS; ++c) {
-    before[c] = aggregate;  // (replaced below when w reaches this warp)
-#pragma unroll
-    for (int w = 0; w < Chunk::WARPS; ++w) {
-      if (w == warp) before[c] = aggregate;
-      aggregate = op(aggregate, warp_totals[c][w]);
-    }
-  }
+  for (int c = 0; c < CHUNKS; ++c) before[c] = single_pass::fold_chunk_warp_totals(aggregate, warp_totals[c], warp, op);
   if (warp == 0) {
     Desc desc = descriptors;
     const T exclusive =
