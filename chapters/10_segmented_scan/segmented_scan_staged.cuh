@@ -52,9 +52,10 @@ using Barrier = cuda::barrier<cuda::thread_scope_block>;  // one per chunk: both
 using Token = Barrier::arrival_token;
 
 // 128 threads x 16 elements a chunk, 2 chunks a tile: 4096 elements. Two stages of them take
-// 2 x (16 KiB of int32 + 4 KiB of flags) = 40 KiB, and their covered bits 2 KiB, so 5 blocks fit in
-// an SM's 228 KiB. (3 chunks a tile, 3 blocks an SM, measured the same at 2^26 on an H200, 1 to 3%
-// faster at 2^28 and 5 to 9% slower at 2^24: the book's chapter 10, "Measured".)
+// 2 x (16 KiB of int32 + 4 KiB of flags) = 40 KiB, and their covered bits 2 KiB: shared memory for
+// 5 blocks an SM, and with the 86 (int32) or 90 (float) registers a thread nvcc 13.0 gives the
+// kernel, 4 fit. (3 chunks a tile, 60 KiB of stages, 3 blocks an SM, measured the same at 2^26 on
+// an H200, 1 to 3% faster at 2^28 and 5 to 9% slower at 2^24: the book's chapter 10, "Measured".)
 constexpr int kChunks = 2;
 constexpr int kStages = 2;  // the two-tile loop's stages
 template <class T>
