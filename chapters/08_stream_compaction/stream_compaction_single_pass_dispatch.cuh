@@ -44,7 +44,9 @@
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/tile.cuh>
 
+#include "partition_two_tile.cuh"
 #include "stream_compaction_single_pass.cuh"
+#include "tile_exchange.cuh"
 
 namespace ch08 {
 
@@ -71,40 +73,6 @@ constexpr std::size_t kSinglePassTile =
     std::min(static_cast<std::size_t>(SelectPolicy::kBlockThreads) * SelectPolicy::kItems,
              static_cast<std::size_t>(PartitionPolicy::kBlockThreads) * PartitionPolicy::kItems);
 
-// Bits of a count 0..VEC (a run's kept elements): 3 for VEC = 4.
-template <int VEC>
-constexpr int kRunCountBits = VEC < 2 ? 1 : 1 + kRunCountBits<VEC / 2>;
-
-// Exclusive scan across the 32 lanes of counts below 2^BITS, by bit slices (the three-phase
-// version's warp_offsets_bit_sliced, for any width): __ballot_sync of bit b of every lane's count is
-// column b of the counts in binary; its popc below this lane counts the earlier counts with bit b
-// set, each worth 2^b. Returns the sum of the counts of the lanes below; `total` gets all 32 lanes'.
-// Called by all 32 lanes of a warp.
-template <int BITS>
-__device__ __forceinline__ unsigned lanes_before_bit_sliced(unsigned count, unsigned& total) {
-  const unsigned below = scanlab::lanes_below_mask(scanlab::lane_id());
-  unsigned before = 0;
-  total = 0;
-#pragma unroll
-  for (int b = 0; b < BITS; ++b) {
-    const unsigned column = __ballot_sync(scanlab::kFullWarpMask, (count >> b) & 1u);
-    before += static_cast<unsigned>(__popc(column & below)) << b;
-    total += static_cast<unsigned>(__popc(column)) << b;
-  }
-  return before;
-}
-
-// A store of an element that nothing reads again soon: the streaming hint ("evict first") where
-// CUDA has one for the type, leaving L2 to the tiles' descriptors (chapter 07 measured the same).
-template <class T>
-__device__ __forceinline__ void store_streaming(T* p, const T& v) {
-  if constexpr (std::is_arithmetic_v<T>) {
-    __stcs(p, v);
-  } else {
-    *p = v;
-  }
-}
-
 // Shared memory of one tile.
 template <class Shape, class T>
 struct SinglePassStorage {
@@ -126,78 +94,33 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SinglePassPolicy<kPartit
   const std::size_t start = static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
   const int valid = single_pass::valid_in_tile<Shape>(n, tile);
   const int warp = scanlab::warp_id();
-  const int lane = scanlab::lane_id();
 
   // 1. The whole tile into registers: after this the tile never reads `in` again.
   T items[Shape::ITEMS];
   if (valid == Shape::TILE_ITEMS) single_pass::load_full_tile<Shape>(in + start, items, vectorized);
   else single_pass::load_partial_tile<Shape>(in + start, items, valid, T{});
 
-  // 2. Keep-flags, one bit per element (bit j for items[j]), and every run's place among the kept
-  //    elements of the warp's segment. The segment is row 0 of lanes 0..31, then row 1, and so on,
-  //    so a run's place is the kept elements of the rows above plus those of the lanes to its left
-  //    in its row: a scan across the lanes of counts 0..VEC, done with bit-sliced ballots.
-  static_assert(Shape::ITEMS <= 32, "one bit per element in `kept`");
-  constexpr unsigned kRunMask = (1u << Shape::VEC) - 1u;
-  unsigned kept = 0;
-#pragma unroll
-  for (int r = 0; r < Shape::ROWS; ++r) {
-#pragma unroll
-    for (int k = 0; k < Shape::VEC; ++k) {
-      const int j = r * Shape::VEC + k;
-      const bool keep = Shape::offset(warp, lane, r, k) < valid && pred(items[j]);
-      kept |= (keep ? 1u : 0u) << j;
-    }
-  }
-  unsigned run_place[Shape::ROWS];  // kept elements of the warp's segment before this thread's run r
-  unsigned warp_count = 0;
-#pragma unroll
-  for (int r = 0; r < Shape::ROWS; ++r) {
-    unsigned row_count;
-    const unsigned run = (kept >> (r * Shape::VEC)) & kRunMask;
-    run_place[r] =
-        warp_count + lanes_before_bit_sliced<kRunCountBits<Shape::VEC>>(static_cast<unsigned>(__popc(run)), row_count);
-    warp_count += row_count;
-  }
-  const scanlab::Plus<unsigned> plus;
+  // 2. Keep bits, one per element, and every run's place among the kept elements of the warp's
+  //    segment (tile_exchange.cuh); one barrier for the warps' counts; the tile's count is the total.
+  const unsigned kept = keep_bits<Shape>(items, valid, pred);
+  unsigned run_place[Shape::ROWS];
+  const unsigned warp_count = warp_run_places<Shape>(kept, run_place);
   unsigned warp_before;
-  const unsigned count =
-      single_pass::block_aggregate_and_warp_prefix<Shape>(warp_count, s.warp_counts, plus, warp_before);
+  const unsigned count = single_pass::block_aggregate_and_warp_prefix<Shape>(warp_count, s.warp_counts,
+                                                                             scanlab::Plus<unsigned>{}, warp_before);
 
-  // 3. The exchange: kept element number `rank` of the tile to slot `rank`; with kPartition a
-  //    rejected one at tile offset i (it has i - rank rejected ones before it) after all kept ones.
-#pragma unroll
-  for (int r = 0; r < Shape::ROWS; ++r) {
-    const unsigned run = (kept >> (r * Shape::VEC)) & kRunMask;
-#pragma unroll
-    for (int k = 0; k < Shape::VEC; ++k) {
-      const int j = r * Shape::VEC + k;
-      const unsigned rank = warp_before + run_place[r] + static_cast<unsigned>(__popc(run & ((1u << k) - 1u)));
-      if ((run >> k) & 1u) {
-        s.exchange[rank] = items[j];
-      } else if (kPartition) {
-        const int i = Shape::offset(warp, lane, r, k);
-        if (i < valid) s.exchange[count + (static_cast<unsigned>(i) - rank)] = items[j];
-      }
-    }
-  }
+  // 3. The exchange: the tile's kept elements densely in s.exchange, in input order (partition: the
+  //    rejected ones after them).
+  exchange_kept_first<kPartition, Shape>(items, kept, run_place, warp_before, count, valid, s.exchange);
 
-  // 4. The look-back (your code): this tile's count out, the number kept in all earlier tiles back.
-  look_back_kept_count(desc, tile, count, polls, s.tile_prefix);
+  // 4. The look-back (your code), by warp 0: this tile's count out, the number kept in all earlier
+  //    tiles back. The other warps go on to the barrier.
+  if (warp == 0) look_back_kept_count(desc, tile, count, polls, s.tile_prefix);
   __syncthreads();  // the exchange is complete and s.tile_prefix is set
 
   // 5. Dense, coalesced stores: thread t copies slots t, t + BLOCK_THREADS, ...
   const std::size_t kept_before = s.tile_prefix;
-  const std::size_t rejected_before = start - kept_before;
-  const int slots = kPartition ? valid : static_cast<int>(count);
-  for (int i = static_cast<int>(threadIdx.x); i < slots; i += Shape::BLOCK_THREADS) {
-    if (!kPartition || i < static_cast<int>(count)) {
-      store_streaming(&out[kept_before + static_cast<std::size_t>(i)], s.exchange[i]);
-    } else {
-      store_streaming(&out[n - 1 - (rejected_before + static_cast<std::size_t>(i - static_cast<int>(count)))],
-                      s.exchange[i]);
-    }
-  }
+  store_exchanged<kPartition, Shape>(s.exchange, count, valid, out, n, start, kept_before);
   if (tile == gridDim.x - 1 && threadIdx.x == 0) *d_num_selected = static_cast<unsigned>(kept_before + count);
   single_pass::clear_stale(ticket);  // the previous run's descriptors, for the next run
 }
@@ -213,6 +136,13 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SinglePassPolicy<kPartit
 constexpr single_pass::PollSchedule kSelectPolls = {2000, 500};
 constexpr single_pass::PollSchedule kPartitionPolls = {2800, 900};
 
+// Partition-if from this many elements on runs with two tiles per block (partition_two_tile.cuh).
+// Measured on an H100, int32 and float, half and a tenth kept (book, chapter 08, "Measured"): at
+// 2^20 and 2^21 the two-tile kernel took 8-13% longer than the one-tile kernel, at 2^22 and 2^23 the
+// two were within 4% of each other either way, and from 2^24 on it took less time: 2-5% at 2^24,
+// 9-10% at 2^26 and 11-12% at 2^28.
+constexpr std::size_t kPartitionTwoTileFrom = std::size_t(1) << 22;
+
 inline std::size_t single_pass_tiles(std::size_t n) { return (n + kSinglePassTile - 1) / kSinglePassTile; }
 
 // The ticket and one descriptor word per tile, for up to n elements: chapter 07's storage, whose
@@ -222,6 +152,9 @@ struct SinglePassWorkspace {
   explicit SinglePassWorkspace(std::size_t n) : capacity(n), storage(single_pass_tiles(n)) {}
   std::size_t capacity;
   single_pass::DescriptorStorage<unsigned, single_pass::Descriptors::fused, CountDescriptors> storage;
+  // Partition-if runs the two-tile kernel (partition_two_tile.cuh) from this many elements on
+  // (tests set 0 to run it at every size).
+  std::size_t two_tile_from = kPartitionTwoTileFrom;
 };
 
 namespace detail {
@@ -238,6 +171,13 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   if (n == 0) {
     SCANLAB_CUDA_CHECK(cudaMemsetAsync(d_num_selected, 0, sizeof(unsigned), s));
     return;
+  }
+  if constexpr (kPartition) {
+    static_assert(two_tile::tile_items<T>() >= kSinglePassTile, "the workspace counts tiles of kSinglePassTile");
+    if (n >= ws.two_tile_from) {
+      two_tile::launch(d_in, d_out, d_num_selected, n, pred, ws.storage, s);
+      return;
+    }
   }
   using Shape = SinglePassShape<kPartition, T>;
   static_assert(Shape::TILE_ITEMS >= kSinglePassTile, "the workspace counts tiles of kSinglePassTile");

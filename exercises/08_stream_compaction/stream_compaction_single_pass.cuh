@@ -25,22 +25,23 @@ namespace ch08 {
 // Tiles' kept counts as chapter 07's fused descriptors: {status, count} in one 64-bit word.
 using CountDescriptors = scanlab::single_pass::TileDescriptors<unsigned, scanlab::single_pass::Descriptors::fused>;
 
-// Called by every thread of the tile's block once the tile's kept `count` is known: publishes it
-// and leaves in `tile_prefix` (shared memory) the number of elements kept by all tiles before this
-// one. The kernel's next barrier makes it visible to every thread.
+// Called by the one warp that looks back for the tile (all 32 lanes of it; the kernel picks the
+// warp) once the tile's kept `count` is known: publishes it and leaves in `tile_prefix` (shared
+// memory) the number of elements kept by all tiles before this one. The kernel's next barrier makes
+// it visible to every thread.
 // --8<-- [start:look_back_kept]
 __device__ inline void look_back_kept_count(CountDescriptors& desc, unsigned tile, unsigned count,
                                             scanlab::single_pass::PollSchedule polls, unsigned& tile_prefix) {
   // BEGIN TODO
   // TODO(student): publish this tile's `count` and find how many elements all earlier tiles kept,
   //   with chapter 07's decoupled look-back (the library's publish_and_look_back, over `desc`, with
-  //   scanlab::Plus<unsigned> and `polls`), and leave that number in tile_prefix. Exactly one warp
-  //   may publish and look back for the tile.
+  //   scanlab::Plus<unsigned> and `polls`), and leave that number in tile_prefix. Every lane of
+  //   the warp calls publish_and_look_back; one lane writes tile_prefix.
   (void)desc;
   (void)tile;
   (void)count;
   (void)polls;
-  if (threadIdx.x == 0) tile_prefix = 0;  // a placeholder, right only for tile 0
+  if (scanlab::lane_id() == 0) tile_prefix = 0;  // a placeholder, right only for tile 0
   // END TODO
 }
 // --8<-- [end:look_back_kept]

@@ -15,17 +15,14 @@ namespace ch08 {
 using CountDescriptors = scanlab::single_pass::TileDescriptors<unsigned, scanlab::single_pass::Descriptors::fused>;
 
 // --8<-- [start:look_back_kept]
-// The library's look-back with counts for values: warp 0 alone publishes and looks back (the warp
-// variant returns the prefix in every lane), and lane 0 leaves it in shared memory for the kernel's
-// next barrier.
+// The library's look-back with counts for values, by the calling warp (the warp variant returns
+// the prefix in every lane); lane 0 leaves it in shared memory for the kernel's next barrier.
 __device__ inline void look_back_kept_count(CountDescriptors& desc, unsigned tile, unsigned count,
                                             scanlab::single_pass::PollSchedule polls, unsigned& tile_prefix) {
   // BEGIN TODO
-  if (scanlab::warp_id() == 0) {
-    const unsigned before = scanlab::single_pass::publish_and_look_back<scanlab::single_pass::Lookback::warp>(
-        desc, tile, count, scanlab::Plus<unsigned>{}, polls);
-    if (scanlab::lane_id() == 0) tile_prefix = before;
-  }
+  const unsigned before = scanlab::single_pass::publish_and_look_back<scanlab::single_pass::Lookback::warp>(
+      desc, tile, count, scanlab::Plus<unsigned>{}, polls);
+  if (scanlab::lane_id() == 0) tile_prefix = before;
   // END TODO
 }
 // --8<-- [end:look_back_kept]

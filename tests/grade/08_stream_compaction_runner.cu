@@ -40,8 +40,9 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
         } else if (algo == "select_if_single_pass") {
           ch08::SinglePassWorkspace ws(n);
           ch08::select_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
-        } else if (algo == "partition_if_single_pass") {
+        } else if (algo == "partition_if_single_pass" || algo == "partition_if_single_pass_two_tile") {
           ch08::SinglePassWorkspace ws(n);
+          if (algo == "partition_if_single_pass_two_tile") ws.two_tile_from = 0;  // the two-tile kernel at every n
           ch08::partition_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
         } else if (in_place) {
           ch08::SinglePassWorkspace ws(n);
@@ -58,7 +59,7 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
 }  // namespace
 
 // Parameters: algo (select_if, partition_if, select_if_single_pass, select_if_single_pass_in_place,
-// partition_if_single_pass),
+// partition_if_single_pass, partition_if_single_pass_two_tile: the large-input kernel at every n),
 // predicate (is_positive over int32, or greater_than over float with parameter threshold), n
 // (default: the input's length).
 SCANLAB_GRADE_ENTRY(compact) {

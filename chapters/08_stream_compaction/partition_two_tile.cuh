@@ -1,0 +1,260 @@
+// Chapter 08, given: partition-if for large inputs, with two tiles per block and the tiles staged in
+// shared memory by bulk copies (chapter 11's way). Nothing here needs changing; it calls your
+// look_back_kept_count as the one-tile kernel does.
+//
+// Why: in the one-tile kernel, while warp 0 looks back for its tile, the block's other warps wait at
+// a barrier, and no byte of a next tile is on its way. Partition-if stores every element, as a scan
+// does, so those waits are a large part of its time (on an H100 at 2^24, barrier stalls were the
+// kernel's largest stall reason, and the memory was busy half the time: the book's chapter 08,
+// "Measured"). Here a block runs the single-pass library's two-tile loop
+// (scanlab/single_pass/two_tile_loop.cuh): while its look-back warp looks back for tile t, its four
+// data warps land the next tile, count its kept elements and publish its count, then pack t in
+// shared memory and store it.
+//
+// A tile is kChunks chunks of 128 threads x 16 elements. Each chunk is packed and stored on its own
+// (tile_exchange.cuh), in place in its stage: its kept elements go out densely after those of the
+// chunks before it, its rejected ones backwards from the end of the output.
+//
+// Included by stream_compaction_single_pass_dispatch.cuh, which runs it for partition-if from
+// kPartitionTwoTileFrom elements on.
+#pragma once
+// A __shared__ cuda::barrier has a constructor, which nvcc warns about (a __shared__ variable is
+// never constructed); init() is what sets it up, so the warning says nothing here.
+#pragma nv_diag_suppress static_var_with_dynamic_init
+
+#include <cuda/barrier>
+#include <cuda/ptx>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <utility>
+
+#include <scanlab/cuda_check.hpp>
+#include <scanlab/occupancy.hpp>
+#include <scanlab/single_pass/polls.cuh>
+#include <scanlab/single_pass/protocol.cuh>
+#include <scanlab/single_pass/tile.cuh>
+#include <scanlab/single_pass/two_tile_loop.cuh>
+
+#include "stream_compaction_single_pass.cuh"
+#include "tile_exchange.cuh"
+
+namespace ch08 {
+
+namespace two_tile {
+
+namespace single_pass = scanlab::single_pass;
+
+using Barrier = cuda::barrier<cuda::thread_scope_block>;
+using Token = Barrier::arrival_token;
+
+// 128 threads x 16 elements a chunk, 2 chunks a tile: 4096 elements, two stages of 16 KiB (int32).
+constexpr int kChunks = 2;
+constexpr int kStages = 2;  // the two-tile loop's stages
+template <class T>
+using Chunk = single_pass::TileShape<T, 128, 16>;
+
+template <class T>
+constexpr std::size_t tile_items() {
+  return static_cast<std::size_t>(kChunks) * Chunk<T>::TILE_ITEMS;
+}
+template <class T>
+constexpr std::size_t stage_bytes() {
+  return kStages * tile_items<T>() * sizeof(T);
+}
+template <class Shape>
+__host__ __device__ constexpr int block_threads() {  // the data warps and the look-back warp
+  return Shape::BLOCK_THREADS + 32;
+}
+
+// --8<-- [start:partition_agent]
+// A tile of kChunks staged chunks, partitioned, for the two-tile loop.
+template <class Shape, class T, class Pred>
+struct PartitionAgent {
+  static constexpr int kDataThreads = Shape::BLOCK_THREADS;
+  static constexpr int kTileItems = kChunks * Shape::TILE_ITEMS;
+  static constexpr int kStages = two_tile::kStages;
+  struct Tokens {
+    Token chunk[kChunks];
+  };
+  struct TempStorage {
+    Barrier landed[kStages][kChunks];
+    Barrier data_warps;  // the data warps among themselves (counts written; a chunk read, packed)
+    unsigned warp_counts[kStages][kChunks][Shape::WARPS];
+    unsigned kept[kStages][kChunks][kDataThreads];  // each thread's keep bits, from reduce
+    unsigned tile_prefix;                           // kept elements in all earlier tiles
+  };
+
+  TempStorage& temp;
+  T* stages;  // kStages x kTileItems elements
+  const T* in;
+  T* out;
+  std::size_t n;
+  unsigned* d_num_selected;
+  CountDescriptors descriptors;
+  bool staged;  // whole tiles are staged (the input is 16-byte aligned)
+  single_pass::PollSchedule polls;
+  Pred pred;
+
+  __device__ void init_barriers() {
+    if (threadIdx.x != 0) return;
+    for (int s = 0; s < kStages; ++s)
+      for (int c = 0; c < kChunks; ++c) init(&temp.landed[s][c], block_threads<Shape>());
+    init(&temp.data_warps, kDataThreads);
+  }
+  __device__ std::size_t chunk_start(unsigned tile, int c) const {
+    return static_cast<std::size_t>(tile) * kTileItems + static_cast<std::size_t>(c) * Shape::TILE_ITEMS;
+  }
+  __device__ int valid_from(std::size_t at) const {
+    if (n <= at) return 0;
+    return n - at < static_cast<std::size_t>(Shape::TILE_ITEMS) ? static_cast<int>(n - at) : Shape::TILE_ITEMS;
+  }
+  __device__ T* stage_chunk(int s, int c) const { return stages + s * kTileItems + c * Shape::TILE_ITEMS; }
+
+  // Every thread: a full tile's chunks go to stage s, one bulk copy and one barrier per chunk (the
+  // last, partial tile and an unaligned input are read from global memory instead).
+  __device__ bool stage(int s, unsigned tile, Tokens& tokens) {
+    const std::size_t start = chunk_start(tile, 0);
+    if (!staged || n - start < static_cast<std::size_t>(kTileItems)) return false;
+    constexpr std::size_t kBytes = sizeof(T) * Shape::TILE_ITEMS;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      Barrier& landed = temp.landed[s][c];
+      if (threadIdx.x == 0) {
+        cuda::device::memcpy_async_tx(stage_chunk(s, c), in + chunk_start(tile, c), cuda::aligned_size_t<16>(kBytes),
+                                      landed);
+        tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kBytes);
+      } else {
+        tokens.chunk[c] = landed.arrive();
+      }
+    }
+    return true;
+  }
+
+  // The data warps: each chunk's keep bits and warp counts as it lands, then the tile's count
+  // published as its aggregate (a P for tile 0), before anyone looks back for it.
+  __device__ void reduce(int s, unsigned tile, bool from_stage, Tokens& tokens) {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      if (from_stage) temp.landed[s][c].wait(std::move(tokens.chunk[c]));
+      T items[Shape::ITEMS];
+      const unsigned kept = load_keep_bits(s, tile, c, from_stage, items);
+      unsigned run_place[Shape::ROWS];
+      const unsigned warp_count = warp_run_places<Shape>(kept, run_place);
+      if (scanlab::lane_id() == 0) temp.warp_counts[s][c][scanlab::warp_id()] = warp_count;
+      temp.kept[s][c][threadIdx.x] = kept;
+    }
+    temp.data_warps.arrive_and_wait();
+    if (threadIdx.x == 0) {
+      CountDescriptors desc = descriptors;
+      desc.publish(tile, tile == 0 ? single_pass::kPrefix : single_pass::kAggregate, tile_count(s));
+    }
+  }
+
+  // The look-back warp: your look_back_kept_count. (It publishes the count again, with the same
+  // value, before it looks back; the early publication in reduce is what the tiles after this one
+  // wait for.)
+  __device__ void look_back(int s, unsigned tile) {
+    CountDescriptors desc = descriptors;
+    look_back_kept_count(desc, tile, tile_count(s), polls, temp.tile_prefix);
+  }
+
+  // The data warps: each chunk packed in place in its stage (kept elements first) and stored.
+  __device__ void scan_and_store(int s, unsigned tile, bool from_stage) {
+    const int warp = scanlab::warp_id();
+    std::size_t kept_before = temp.tile_prefix;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      unsigned count = 0;
+      unsigned warp_before = 0;
+#pragma unroll
+      for (int w = 0; w < Shape::WARPS; ++w) {
+        if (w == warp) warp_before = count;
+        count += temp.warp_counts[s][c][w];
+      }
+      T items[Shape::ITEMS];
+      if (from_stage) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
+      else load_from_global(tile, c, items);
+      const unsigned kept = temp.kept[s][c][threadIdx.x];
+      unsigned run_place[Shape::ROWS];
+      (void)warp_run_places<Shape>(kept, run_place);
+      const std::size_t at = chunk_start(tile, c);
+      const int valid = valid_from(at);
+      temp.data_warps.arrive_and_wait();  // the chunk is read: its stage may be overwritten
+      exchange_kept_first<true, Shape>(items, kept, run_place, warp_before, count, valid, stage_chunk(s, c));
+      temp.data_warps.arrive_and_wait();  // the chunk is packed
+      store_exchanged<true, Shape>(stage_chunk(s, c), count, valid, out, n, at, kept_before);
+      kept_before += count;
+    }
+    if (tile == last_tile() && threadIdx.x == 0) *d_num_selected = static_cast<unsigned>(kept_before);
+    // The packing wrote the stage through the threads' (generic) proxy; a later bulk copy will write
+    // there through the async proxy, which this fence orders after them (with the barrier the
+    // copy's thread passes before it issues the copy).
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  }
+
+ private:
+  __device__ unsigned last_tile() const { return static_cast<unsigned>((n - 1) / kTileItems); }
+  __device__ void load_from_global(unsigned tile, int c, T (&items)[Shape::ITEMS]) const {
+    const std::size_t at = chunk_start(tile, c);
+    single_pass::load_partial_tile<Shape>(in + at, items, valid_from(at), T{});
+  }
+  __device__ unsigned load_keep_bits(int s, unsigned tile, int c, bool from_stage, T (&items)[Shape::ITEMS]) const {
+    if (from_stage) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
+    else load_from_global(tile, c, items);
+    return keep_bits<Shape>(items, valid_from(chunk_start(tile, c)), pred);
+  }
+  __device__ unsigned tile_count(int s) const {
+    unsigned total = 0;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c)
+#pragma unroll
+      for (int w = 0; w < Shape::WARPS; ++w) total += temp.warp_counts[s][c][w];
+    return total;
+  }
+};
+// --8<-- [end:partition_agent]
+
+template <class Shape, class T, class Pred>
+__global__ void __launch_bounds__(block_threads<Shape>())
+    partition_two_tile_kernel(const T* in, T* out, std::size_t n, unsigned* d_num_selected,
+                              CountDescriptors descriptors, single_pass::Ticket ticket, bool staged,
+                              single_pass::PollSchedule polls, Pred pred) {
+  using A = PartitionAgent<Shape, T, Pred>;
+  extern __shared__ __align__(128) unsigned char stage_bytes_[];  // both stages
+  __shared__ typename A::TempStorage temp;
+  __shared__ single_pass::TileSlots<A::kStages> slots;
+  A agent{temp, reinterpret_cast<T*>(stage_bytes_), in, out, n, d_num_selected, descriptors, staged, polls, pred};
+  agent.init_barriers();
+  single_pass::run_two_tile_loop(agent, (n + A::kTileItems - 1) / A::kTileItems, ticket, slots);
+  single_pass::clear_stale(ticket);  // the previous run's descriptors, for the next run
+}
+
+// The two-tile loop's poll schedule: chapter 11's.
+constexpr single_pass::PollSchedule kPolls = {1400, 900};
+
+template <class T>
+std::size_t tiles_for(std::size_t n) {
+  return (n + tile_items<T>() - 1) / tile_items<T>();
+}
+
+// One launch over n > 0 elements in `tiles` tiles (tiles_for; the caller checked the count against
+// the workspace) on the storage's next side.
+template <class T, class Pred, class Storage>
+void launch(const T* in, T* out, unsigned* d_num_selected, std::size_t n, Pred pred, Storage& storage, cudaStream_t s) {
+  using Shape = Chunk<T>;
+  auto* kernel = partition_two_tile_kernel<Shape, T, Pred>;
+  static const std::size_t resident =
+      scanlab::resident_blocks_with_stage(kernel, block_threads<Shape>(), stage_bytes<T>(), "ch08::partition_if");
+  const std::size_t tiles = tiles_for<T>(n);
+  const auto next = storage.next_launch(tiles, s);
+  kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)), block_threads<Shape>(), stage_bytes<T>(),
+           s>>>(in, out, n, d_num_selected, next.desc, next.ticket, single_pass::aligned16(in),
+                single_pass::polls_for_grid(kPolls, tiles, resident), pred);
+  SCANLAB_CHECK_LAUNCH();
+  storage.launched();
+}
+
+}  // namespace two_tile
+
+}  // namespace ch08
