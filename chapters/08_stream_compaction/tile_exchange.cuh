@@ -141,4 +141,111 @@ __device__ __forceinline__ void store_exchanged(const T* slots, unsigned count, 
   }
 }
 
+// ---- the partition's exchange laid out for whole-vector stores ------------------------------------
+//
+// Once the chunk's place in the output is known before its exchange (the two-tile kernel looks back
+// first), the exchange can put every element at a slot with the same remainder modulo VEC as its
+// output index. Then 16-byte vectors of slots are 16-byte vectors of the output: one store
+// instruction moves VEC elements, and a warp's stores cover whole 32-byte sectors, except at the two
+// ends of each run of kept and of rejected elements, where single elements go out.
+//   kept       rank r goes to output kept_before + r: slot kept_shift + r;
+//   rejected   the chunk's rejected ones fill the output downwards from n - 1 - rejected_before, so
+//              they occupy [rejected_first, rejected_first + R) for R of them; in slots from
+//              rejected_slot on, in OUTPUT order (the last rejected one of the chunk first).
+// Slots used: at most the chunk's elements plus 3 * VEC - 3 (the two shifts and the rounding
+// between the regions): kVectorLayoutPad more than the chunk.
+template <class Shape>
+constexpr int kVectorLayoutPad = 4 * Shape::VEC;
+
+template <class Shape>
+struct VectorLayout {
+  std::size_t kept_before;     // output index of the chunk's first kept element
+  std::size_t rejected_first;  // the lowest output index of the chunk's rejected elements
+  unsigned count;              // kept elements of the chunk
+  unsigned rejected;           // rejected elements of the chunk
+  int kept_shift;              // slot of kept rank 0: kept_before mod VEC
+  int rejected_slot;           // slot of output index rejected_first
+
+  __device__ VectorLayout(std::size_t n, std::size_t chunk_start, std::size_t kept_before_, unsigned count_, int valid)
+      : kept_before(kept_before_), count(count_), rejected(static_cast<unsigned>(valid) - count_) {
+    constexpr int V = Shape::VEC;
+    const std::size_t rejected_before = chunk_start - kept_before;
+    rejected_first = n - rejected_before - rejected;
+    kept_shift = static_cast<int>(kept_before % V);
+    rejected_slot = rejected_vector_slot() + static_cast<int>(rejected_first % V);
+  }
+  // The first slot of the rejected region's first vector: after the kept region, rounded up to VEC.
+  __device__ int rejected_vector_slot() const {
+    constexpr int V = Shape::VEC;
+    return (kept_shift + static_cast<int>(count) + V - 1) / V * V;
+  }
+  __device__ int kept_vectors() const { return (kept_shift + static_cast<int>(count) + Shape::VEC - 1) / Shape::VEC; }
+  __device__ int rejected_vectors() const {
+    return (static_cast<int>(rejected_first % Shape::VEC) + static_cast<int>(rejected) + Shape::VEC - 1) / Shape::VEC;
+  }
+};
+
+// The exchange into a VectorLayout: as exchange_kept_first<true>, at the layout's slots.
+template <class Shape, class T>
+__device__ __forceinline__ void exchange_for_vectors(const T (&items)[Shape::ITEMS], unsigned kept,
+                                                     const unsigned (&run_place)[Shape::ROWS], unsigned warp_before,
+                                                     const VectorLayout<Shape>& layout, int valid, T* slots) {
+  constexpr unsigned kRunMask = (1u << Shape::VEC) - 1u;
+  const int warp = scanlab::warp_id();
+  const int lane = scanlab::lane_id();
+  // Rejected one number q of the chunk (input order) has output index rejected_first + R - 1 - q.
+  const int rejected_last_slot = layout.rejected_slot + static_cast<int>(layout.rejected) - 1;
+#pragma unroll
+  for (int r = 0; r < Shape::ROWS; ++r) {
+    const unsigned run = (kept >> (r * Shape::VEC)) & kRunMask;
+#pragma unroll
+    for (int k = 0; k < Shape::VEC; ++k) {
+      const int j = r * Shape::VEC + k;
+      const unsigned rank = warp_before + run_place[r] + static_cast<unsigned>(__popc(run & ((1u << k) - 1u)));
+      if ((run >> k) & 1u) {
+        slots[layout.kept_shift + static_cast<int>(rank)] = items[j];
+      } else {
+        const int i = Shape::offset(warp, lane, r, k);
+        if (i < valid) slots[rejected_last_slot - (i - static_cast<int>(rank))] = items[j];
+      }
+    }
+  }
+}
+
+// The stores of a VectorLayout by the chunk's Shape::BLOCK_THREADS threads, one vector of slots
+// each in turn: a whole vector in one 16-byte streaming store (when `vectors`: the output is 16-byte
+// aligned and VEC elements fill 16 bytes), the vectors at the regions' ends element by element.
+template <class Shape, class T>
+__device__ __forceinline__ void store_vectors(const T* slots, const VectorLayout<Shape>& layout, T* out, bool vectors) {
+  constexpr int V = Shape::VEC;
+  const int kept_vectors = layout.kept_vectors();
+  const int all_vectors = kept_vectors + layout.rejected_vectors();
+  for (int v = static_cast<int>(threadIdx.x); v < all_vectors; v += Shape::BLOCK_THREADS) {
+    int slot;     // the vector's first slot
+    T* dst;       // and its output address
+    int lo, end;  // the slots of the region
+    if (v < kept_vectors) {
+      slot = v * V;
+      dst = out + (layout.kept_before - static_cast<std::size_t>(layout.kept_shift)) + static_cast<std::size_t>(slot);
+      lo = layout.kept_shift;
+      end = layout.kept_shift + static_cast<int>(layout.count);
+    } else {
+      const int u = v - kept_vectors;
+      slot = layout.rejected_vector_slot() + u * V;
+      dst = out + (layout.rejected_first - layout.rejected_first % V) + static_cast<std::size_t>(u * V);
+      lo = layout.rejected_slot;
+      end = layout.rejected_slot + static_cast<int>(layout.rejected);
+    }
+    if constexpr (Shape::VECTORIZABLE) {
+      if (vectors && slot >= lo && slot + V <= end) {
+        __stcs(reinterpret_cast<uint4*>(dst), *reinterpret_cast<const uint4*>(slots + slot));
+        continue;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      if (slot + k >= lo && slot + k < end) store_streaming(dst + k, slots[slot + k]);
+  }
+}
+
 }  // namespace ch08

@@ -30,7 +30,15 @@ namespace {
 using namespace scanlab::grading;
 using scanlab::test_seed;
 
-enum class Algo { select, partition, single_pass, single_pass_in_place, single_pass_partition, two_tile_partition };
+enum class Algo {
+  select,
+  partition,
+  single_pass,
+  single_pass_in_place,
+  single_pass_partition,
+  two_tile_partition,
+  two_tile_partition_unaligned
+};
 
 // The predicates the runner offers (the chapter's ch08::IsPositive and ch08::GreaterThan).
 struct IsPositive {
@@ -49,8 +57,14 @@ const char* algo_name(Algo a) {
     case Algo::single_pass_in_place: return "select_if_single_pass_in_place";
     case Algo::single_pass_partition: return "partition_if_single_pass";
     case Algo::two_tile_partition: return "partition_if_single_pass_two_tile";
+    case Algo::two_tile_partition_unaligned: return "partition_if_single_pass_two_tile_unaligned";
     default: return "select_if";
   }
+}
+
+// The single-pass partitions write the rejected elements backwards from the end, as CUB's does.
+bool reversed_rejected(Algo a) {
+  return a == Algo::single_pass_partition || a == Algo::two_tile_partition || a == Algo::two_tile_partition_unaligned;
 }
 
 template <class T>
@@ -78,7 +92,7 @@ std::string placement_hint(const std::vector<std::int32_t>& want, const std::vec
   if (a == b) {
     return std::string("\n  hint: the kept elements are right, and the rest are the rejected elements in the wrong "
                        "order: ") +
-           (algo == Algo::single_pass_partition || algo == Algo::two_tile_partition
+           (reversed_rejected(algo)
                 ? "the rejected ones go backwards from the end of the output (the first rejected element last)"
                 : "the rejected ones follow the kept ones in input order");
   }
@@ -119,7 +133,7 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
   if (algo == Algo::partition)
     for (auto x : in)
       if (!pred(x)) want.push_back(x);
-  if (algo == Algo::single_pass_partition || algo == Algo::two_tile_partition) {  // reversed, as CUB's
+  if (reversed_rejected(algo)) {  // the rejected ones from the end backwards, as CUB's
     for (auto it = in.rbegin(); it != in.rend(); ++it)
       if (!pred(*it)) want.push_back(*it);
   }
@@ -386,9 +400,10 @@ TEST_CASE("partition_if_single_pass with two tiles per block (the large-input ke
           doctest::description("points: 5")) {
   // The kernel that partitions large inputs, run at every size: a block's look-back warp calls your
   // look_back_kept_count while its other warps count the next tile. Tiles of 4096 elements, staged
-  // in shared memory when whole.
+  // in shared memory when whole; then through unaligned pointers, read and written element by
+  // element.
   for_each_block_order([] {
-    check_all_inputs(Algo::two_tile_partition);
+    if (check_all_inputs(Algo::two_tile_partition)) check_all_inputs(Algo::two_tile_partition_unaligned);
   });
 }
 

@@ -30,6 +30,9 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
   scanlab::DeviceBuffer<unsigned> d_count(1);
   d_count.fill_poison();
   const bool in_place = algo == "select_if_single_pass_in_place";
+  // The two-tile kernel through pointers one element past 16-byte alignment: no bulk copies, no
+  // vector stores.
+  const bool unaligned = algo == "partition_if_single_pass_two_tile_unaligned";
   call.output(run_on_device(
       in,
       [&](T* d_in, T* d_out) {
@@ -40,9 +43,9 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
         } else if (algo == "select_if_single_pass") {
           ch08::SinglePassWorkspace ws(n);
           ch08::select_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
-        } else if (algo == "partition_if_single_pass" || algo == "partition_if_single_pass_two_tile") {
+        } else if (algo.rfind("partition_if_single_pass", 0) == 0) {
           ch08::SinglePassWorkspace ws(n);
-          if (algo == "partition_if_single_pass_two_tile") ws.two_tile_from = 0;  // the two-tile kernel at every n
+          if (algo != "partition_if_single_pass") ws.two_tile_from = 0;  // the two-tile kernel at every n
           ch08::partition_if_single_pass(d_in, d_out, d_count.data(), n, pred, ws);
         } else if (in_place) {
           ch08::SinglePassWorkspace ws(n);
@@ -51,7 +54,7 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
           throw std::runtime_error("unknown algo " + algo);
         }
       },
-      in_place));
+      in_place, unaligned ? 1 : 0));
   call.output(d_count.download());
   if (algo.find("single_pass") != std::string::npos) call.info()["lookback_reads"] = lookback_reads_info();
 }
@@ -59,7 +62,8 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
 }  // namespace
 
 // Parameters: algo (select_if, partition_if, select_if_single_pass, select_if_single_pass_in_place,
-// partition_if_single_pass, partition_if_single_pass_two_tile: the large-input kernel at every n),
+// partition_if_single_pass, partition_if_single_pass_two_tile: the large-input kernel at every n,
+// partition_if_single_pass_two_tile_unaligned: the same through unaligned pointers),
 // predicate (is_positive over int32, or greater_than over float with parameter threshold), n
 // (default: the input's length).
 SCANLAB_GRADE_ENTRY(compact) {
