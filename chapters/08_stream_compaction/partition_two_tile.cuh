@@ -79,7 +79,6 @@ __host__ __device__ constexpr int block_threads() {  // the data warps and the l
   return Shape::BLOCK_THREADS + 32;
 }
 
-// --8<-- [start:partition_agent]
 // A tile of kChunks staged chunks, partitioned, for the two-tile loop.
 template <class Shape, class T, class Pred>
 struct PartitionAgent {
@@ -173,6 +172,7 @@ struct PartitionAgent {
   }
 
   // The data warps: each chunk packed in place in its stage (kept elements first) and stored.
+  // --8<-- [start:pack_and_store]
   __device__ void scan_and_store(int s, unsigned tile, bool from_stage) {
     const int warp = scanlab::warp_id();
     std::size_t kept_before = temp.tile_prefix;
@@ -206,6 +206,7 @@ struct PartitionAgent {
     // copy's thread passes before it issues the copy).
     cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
   }
+  // --8<-- [end:pack_and_store]
 
  private:
   __device__ unsigned last_tile() const { return static_cast<unsigned>((n - 1) / kTileItems); }
@@ -227,7 +228,6 @@ struct PartitionAgent {
     return total;
   }
 };
-// --8<-- [end:partition_agent]
 
 template <class Shape, class T, class Pred>
 __global__ void __launch_bounds__(block_threads<Shape>())
