@@ -121,15 +121,14 @@ Result<std::int32_t> run(const std::vector<std::int32_t>& in, IsPositive, Algo a
   return run(in, algo, {{"predicate", "is_positive"}});
 }
 
-// Checks one compaction against the sequential meaning. Returns whether it held.
+// The sequential meaning of a compaction: the kept elements in order (`kept` of them), then for a
+// partition the rejected ones.
 template <class Pred>
-bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
-  const Result<std::int32_t> r = run(in, pred, algo);
-  REQUIRE(r.out.size() == in.size());
+std::vector<std::int32_t> expected(const std::vector<std::int32_t>& in, Pred pred, Algo algo, std::size_t& kept) {
   std::vector<std::int32_t> want;
   for (auto x : in)
     if (pred(x)) want.push_back(x);
-  const std::size_t kept = want.size();
+  kept = want.size();
   if (algo == Algo::partition)
     for (auto x : in)
       if (!pred(x)) want.push_back(x);
@@ -137,6 +136,26 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
     for (auto it = in.rbegin(); it != in.rend(); ++it)
       if (!pred(*it)) want.push_back(*it);
   }
+  return want;
+}
+
+// Whether one compaction matches its meaning, without reporting where it does not (a runner that
+// crashed is still reported).
+template <class Pred>
+bool matches(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
+  const Result<std::int32_t> r = run(in, pred, algo);
+  std::size_t kept = 0;
+  const std::vector<std::int32_t> want = expected(in, pred, algo, kept);
+  return r.out.size() == in.size() && r.count == kept && std::equal(want.begin(), want.end(), r.out.begin());
+}
+
+// Checks one compaction against the sequential meaning. Returns whether it held.
+template <class Pred>
+bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
+  const Result<std::int32_t> r = run(in, pred, algo);
+  REQUIRE(r.out.size() == in.size());
+  std::size_t kept = 0;
+  const std::vector<std::int32_t> want = expected(in, pred, algo, kept);
   INFO(std::string(algo_name(algo)) << ", n = " << in.size() << ", " << kept << " kept");
   bool ok = true;
   if (r.count != kept) {
@@ -402,6 +421,19 @@ TEST_CASE("partition_if_single_pass with two tiles per block (the large-input ke
   // look_back_kept_count while its other warps count the next tile. Tiles of 4096 elements, staged
   // in shared memory when whole; then through unaligned pointers, read and written element by
   // element.
+  // First one input both ways: a look-back right in the one-tile kernel and wrong here is one
+  // that picks its own warp.
+  const auto probe = scanlab::random_vector<std::int32_t>(3 * 4096 + 5, test_seed(300), -100, 100);
+  if (matches(probe, IsPositive{}, Algo::single_pass_partition) &&
+      !matches(probe, IsPositive{}, Algo::two_tile_partition)) {
+    FAIL_CHECK("partition_if_single_pass of " << probe.size()
+                                              << " elements is right with one tile a block and wrong with two tiles "
+                                                 "per block.\n  hint: the two-tile kernel calls look_back_kept_count "
+                                                 "from its look-back warp, warp 4, not from warp 0: your function must "
+                                                 "not pick a warp itself. Every lane of the calling warp calls "
+                                                 "publish_and_look_back, and one lane writes tile_prefix.");
+    return;
+  }
   for_each_block_order([] {
     if (check_all_inputs(Algo::two_tile_partition)) check_all_inputs(Algo::two_tile_partition_unaligned);
   });
