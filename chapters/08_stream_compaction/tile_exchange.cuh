@@ -83,13 +83,13 @@ __device__ __forceinline__ unsigned warp_run_places(unsigned kept, unsigned (&ru
   return warp_count;
 }
 
-// The exchange: kept element number `rank` of the tile to slots[rank]; with kPartition a rejected
-// one at tile offset i (it has i - rank rejected ones before it) to slots[count + i - rank], after
-// all `count` kept ones. warp_before: the kept elements of the tile's warps before this one.
-template <bool kPartition, class Shape, class T>
-__device__ __forceinline__ void exchange_kept_first(const T (&items)[Shape::ITEMS], unsigned kept,
-                                                    const unsigned (&run_place)[Shape::ROWS], unsigned warp_before,
-                                                    unsigned count, int valid, T* slots) {
+// Every element of the thread in the tile's order with its rank: place(j, keep, rank, i) for
+// items[j] at tile offset i, where `rank` is the number of kept elements of the tile before it
+// (warp_before: those of the tile's warps before this one). A rejected element at offset i has
+// i - rank rejected ones before it.
+template <class Shape, class Place>
+__device__ __forceinline__ void for_each_ranked(unsigned kept, const unsigned (&run_place)[Shape::ROWS],
+                                                unsigned warp_before, Place place) {
   constexpr unsigned kRunMask = (1u << Shape::VEC) - 1u;
   const int warp = scanlab::warp_id();
   const int lane = scanlab::lane_id();
@@ -98,16 +98,25 @@ __device__ __forceinline__ void exchange_kept_first(const T (&items)[Shape::ITEM
     const unsigned run = (kept >> (r * Shape::VEC)) & kRunMask;
 #pragma unroll
     for (int k = 0; k < Shape::VEC; ++k) {
-      const int j = r * Shape::VEC + k;
       const unsigned rank = warp_before + run_place[r] + static_cast<unsigned>(__popc(run & ((1u << k) - 1u)));
-      if ((run >> k) & 1u) {
-        slots[rank] = items[j];
-      } else if (kPartition) {
-        const int i = Shape::offset(warp, lane, r, k);
-        if (i < valid) slots[count + (static_cast<unsigned>(i) - rank)] = items[j];
-      }
+      place(r * Shape::VEC + k, ((run >> k) & 1u) != 0, rank, Shape::offset(warp, lane, r, k));
     }
   }
+}
+
+// The exchange: kept element number `rank` of the tile to slots[rank]; with kPartition a rejected
+// one at tile offset i to slots[count + i - rank], after all `count` kept ones.
+template <bool kPartition, class Shape, class T>
+__device__ __forceinline__ void exchange_kept_first(const T (&items)[Shape::ITEMS], unsigned kept,
+                                                    const unsigned (&run_place)[Shape::ROWS], unsigned warp_before,
+                                                    unsigned count, int valid, T* slots) {
+  for_each_ranked<Shape>(kept, run_place, warp_before, [&](int j, bool keep, unsigned rank, int i) {
+    if (keep) {
+      slots[rank] = items[j];
+    } else if (kPartition) {
+      if (i < valid) slots[count + (static_cast<unsigned>(i) - rank)] = items[j];
+    }
+  });
 }
 
 // A store of an element that nothing reads again soon: the streaming hint ("evict first") where
@@ -190,26 +199,15 @@ template <class Shape, class T>
 __device__ __forceinline__ void exchange_for_vectors(const T (&items)[Shape::ITEMS], unsigned kept,
                                                      const unsigned (&run_place)[Shape::ROWS], unsigned warp_before,
                                                      const VectorLayout<Shape>& layout, int valid, T* slots) {
-  constexpr unsigned kRunMask = (1u << Shape::VEC) - 1u;
-  const int warp = scanlab::warp_id();
-  const int lane = scanlab::lane_id();
   // Rejected one number q of the chunk (input order) has output index rejected_first + R - 1 - q.
   const int rejected_last_slot = layout.rejected_slot + static_cast<int>(layout.rejected) - 1;
-#pragma unroll
-  for (int r = 0; r < Shape::ROWS; ++r) {
-    const unsigned run = (kept >> (r * Shape::VEC)) & kRunMask;
-#pragma unroll
-    for (int k = 0; k < Shape::VEC; ++k) {
-      const int j = r * Shape::VEC + k;
-      const unsigned rank = warp_before + run_place[r] + static_cast<unsigned>(__popc(run & ((1u << k) - 1u)));
-      if ((run >> k) & 1u) {
-        slots[layout.kept_shift + static_cast<int>(rank)] = items[j];
-      } else {
-        const int i = Shape::offset(warp, lane, r, k);
-        if (i < valid) slots[rejected_last_slot - (i - static_cast<int>(rank))] = items[j];
-      }
+  for_each_ranked<Shape>(kept, run_place, warp_before, [&](int j, bool keep, unsigned rank, int i) {
+    if (keep) {
+      slots[layout.kept_shift + static_cast<int>(rank)] = items[j];
+    } else if (i < valid) {
+      slots[rejected_last_slot - (i - static_cast<int>(rank))] = items[j];
     }
-  }
+  });
 }
 
 // The stores of a VectorLayout by the chunk's Shape::BLOCK_THREADS threads, one vector of slots
