@@ -110,6 +110,13 @@ class Request {
     return r;
   }
 
+  // Sends it and leaves a reply that is not ok to the caller, without failing the check: for a test
+  // that first tells two causes of a failure apart, then says which in its own words.
+  Reply send_unchecked() {
+    if (!emu_settings().empty()) body_["emu"] = emu_settings();
+    return call_runner(body_);
+  }
+
   // Sends it and expects the runner to refuse the arguments (std::invalid_argument).
   bool send_expecting_invalid_argument() {
     if (!emu_settings().empty()) body_["emu"] = emu_settings();
