@@ -127,6 +127,20 @@ int main() {
         variant<OnesweepShape<256, 24, 4, 3>>("256x24 min4,3", b, ck, cp);
 #endif
         variant<OnesweepShape<256, 20, 4, 3>>("256x20 min4,3", b, ck, cp);
+#ifdef POLL_SWEEP  // the given shapes with other poll schedules
+        using GivenKeys = OnesweepKeysShape<std::uint32_t>;
+        using GivenPairs = OnesweepPairsShape<std::uint32_t>;
+        variant<GivenKeys, GivenPairs>("given", b, ck, cp, {0, 0});
+        variant<GivenKeys, GivenPairs>("given", b, ck, cp, {0, 40});
+        variant<GivenKeys, GivenPairs>("given", b, ck, cp, {0, 300});
+        variant<GivenKeys, GivenPairs>("given", b, ck, cp, {300, 100});
+#endif
+#ifdef WIDE_SWEEP  // longer tiles for the keys (the pairs' shape as given)
+        variant<OnesweepShape<256, 28, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x28 min3", b, ck, cp);
+        variant<OnesweepShape<256, 26, 4>, OnesweepPairsShape<std::uint32_t>>("keys 256x26 min4", b, ck, cp);
+        variant<OnesweepShape<256, 24, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x24 min3", b, ck, cp);
+        variant<OnesweepShape<256, 22, 4>, OnesweepPairsShape<std::uint32_t>>("keys 256x22 min4", b, ck, cp);
+#endif
         cudaFree(b.keys);
         cudaFree(b.out);
         cudaFree(b.values);

@@ -3,7 +3,10 @@
 # schedules as template and run-time choices of one program) and runs it. Prints each variant's
 # time for uint32 keys and pairs against cub::DeviceRadixSort at 2^24, 2^26 and 2^28.
 #
-#   tests/gpu/tuning/ch09_onesweep_sweep.sh            (NVCC_FLAGS=-DSHORT_SWEEP: the given shapes only)
+#   tests/gpu/tuning/ch09_onesweep_sweep.sh            (NVCC_FLAGS=-DSHORT_SWEEP: the given shapes only;
+#                                                        -DWIDE_SWEEP: longer tiles for the keys;
+#                                                        -DPOLL_SWEEP: other poll schedules;
+#                                                        UNIFORM_ONLY=1: uniform keys only)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 work=$(mktemp -d)
