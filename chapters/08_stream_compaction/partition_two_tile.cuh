@@ -180,13 +180,9 @@ struct PartitionAgent {
     std::size_t kept_before = temp.tile_prefix;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      unsigned count = 0;
-      unsigned warp_before = 0;
-#pragma unroll
-      for (int w = 0; w < Shape::WARPS; ++w) {
-        if (w == warp) warp_before = count;
-        count += temp.warp_counts[s][c][w];
-      }
+      unsigned count = 0;  // the chunk's kept elements
+      const unsigned warp_before =
+          single_pass::fold_chunk_warp_totals(count, temp.warp_counts[s][c], warp, scanlab::Plus<unsigned>{});
       T items[Shape::ITEMS];
       if (from_stage) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
       else load_from_global(tile, c, items);
