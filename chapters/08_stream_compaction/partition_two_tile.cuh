@@ -117,12 +117,9 @@ struct PartitionAgent {
     init(&temp.data_warps, kDataThreads);
   }
   __device__ std::size_t chunk_start(unsigned tile, int c) const {
-    return static_cast<std::size_t>(tile) * kTileItems + static_cast<std::size_t>(c) * Shape::TILE_ITEMS;
+    return single_pass::chunk_start<Shape, kChunks>(tile, c);
   }
-  __device__ int valid_from(std::size_t at) const {
-    if (n <= at) return 0;
-    return n - at < static_cast<std::size_t>(Shape::TILE_ITEMS) ? static_cast<int>(n - at) : Shape::TILE_ITEMS;
-  }
+  __device__ int valid_from(std::size_t at) const { return single_pass::valid_in_chunk<Shape>(n, at); }
   __device__ T* stage_chunk(int s, int c) const { return stages + (s * kChunks + c) * chunk_slots<T>(); }
 
   // Every thread: a full tile's chunks go to stage s, one bulk copy and one barrier per chunk (the

@@ -181,12 +181,9 @@ struct Agent {
     init(&temp.reduced, kDataThreads);
   }
   __device__ std::size_t chunk_start(unsigned tile, int c) const {
-    return static_cast<std::size_t>(tile) * kTileItems + static_cast<std::size_t>(c) * Shape::TILE_ITEMS;
+    return scanlab::single_pass::chunk_start<Shape, kChunks>(tile, c);
   }
-  __device__ int valid_from(std::size_t at) const {
-    if (n <= at) return 0;
-    return n - at < static_cast<std::size_t>(Shape::TILE_ITEMS) ? static_cast<int>(n - at) : Shape::TILE_ITEMS;
-  }
+  __device__ int valid_from(std::size_t at) const { return scanlab::single_pass::valid_in_chunk<Shape>(n, at); }
 
   // Every thread: a full tile's chunks go to stage s, values and flags on one barrier per chunk.
   __device__ bool stage(int s, unsigned tile, Tokens& tokens) {

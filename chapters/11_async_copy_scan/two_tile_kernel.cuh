@@ -71,12 +71,10 @@ struct TwoTileAgent {
 
   // Elements of the array in the chunk that starts at chunk_start (the last tile's may have fewer).
   __device__ int valid_from(std::size_t chunk_start) const {
-    if (n <= chunk_start) return 0;
-    const std::size_t rest = n - chunk_start;
-    return rest < static_cast<std::size_t>(Chunk::TILE_ITEMS) ? static_cast<int>(rest) : Chunk::TILE_ITEMS;
+    return single_pass::valid_in_chunk<Chunk>(n, chunk_start);
   }
   __device__ std::size_t chunk_start(unsigned tile, int c) const {
-    return static_cast<std::size_t>(tile) * kTileItems + static_cast<std::size_t>(c) * Chunk::TILE_ITEMS;
+    return single_pass::chunk_start<Chunk, CHUNKS>(tile, c);
   }
   __device__ T* stage_chunk(int s, int c) const { return stages + s * kTileItems + c * Chunk::TILE_ITEMS; }
 

@@ -108,6 +108,20 @@ __device__ void run_two_tile_loop(Agent& agent, std::size_t num_tiles, const Tic
 }
 // --8<-- [end:two_tile_loop]
 
+// A two-tile kernel's tile is CHUNKS chunks of Chunk::TILE_ITEMS elements (the agents of chapters
+// 08, 10 and 11): where chunk c of `tile` starts in the array, and how many of the array's n
+// elements lie in the chunk that starts at `at` (Chunk::TILE_ITEMS, fewer in the last, 0 past it).
+template <class Chunk, int CHUNKS>
+__device__ __forceinline__ std::size_t chunk_start(unsigned tile, int c) {
+  return static_cast<std::size_t>(tile) * (CHUNKS * Chunk::TILE_ITEMS) +
+         static_cast<std::size_t>(c) * Chunk::TILE_ITEMS;
+}
+template <class Chunk>
+__device__ __forceinline__ int valid_in_chunk(std::size_t n, std::size_t at) {
+  if (n <= at) return 0;
+  return n - at < static_cast<std::size_t>(Chunk::TILE_ITEMS) ? static_cast<int>(n - at) : Chunk::TILE_ITEMS;
+}
+
 // Blocks of a two-tile kernel to launch for `tiles` tiles: as many as fit at once, at most one a tile.
 inline std::size_t two_tile_grid(std::size_t tiles, std::size_t resident_blocks) {
   return tiles < resident_blocks ? tiles : resident_blocks;
