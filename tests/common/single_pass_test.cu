@@ -105,9 +105,26 @@ __global__ void copy_volatile(const T* in, T* out, int n) {
   if (i < n) sp::store_volatile(&out[i], sp::load_volatile(&in[i]));
 }
 
+// publish_and_look_back<Lookback::serial> with lookback_window in lane 0 (chapter 09's look-back
+// over its digit counts): Window predecessors a round.
+template <int Window, class T, class Desc, class Op>
+__device__ T publish_and_look_back_window(Desc& desc, unsigned tile, const T& aggregate, Op op,
+                                          sp::PollSchedule polls) {
+  if (scanlab::lane_id() != 0) return Op::identity();
+  if (tile == 0) {
+    desc.publish(0, sp::kPrefix, aggregate);
+    return Op::identity();
+  }
+  desc.publish(tile, sp::kAggregate, aggregate);
+  const T exclusive = sp::lookback_window<T, Window>(desc, tile, op, polls);
+  desc.publish(tile, sp::kPrefix, op(exclusive, aggregate));
+  return exclusive;
+}
+
 // A single-pass exclusive scan from the library alone, as a later chapter would write it: the
 // ticket, the tile's aggregate, publish_and_look_back in warp 0, the tile scanned with its prefix.
-template <class P, class T, class Desc, class Op>
+// Window > 0: publish_and_look_back_window<Window> instead.
+template <class P, int Window, class T, class Desc, class Op>
 __global__ void __launch_bounds__(P::kBlockThreads)
     library_exclusive_scan(const T* in, T* out, std::size_t n, Desc desc, unsigned* ticket, Op op) {
   using Shape = typename P::template Shape<T>;
@@ -125,7 +142,13 @@ __global__ void __launch_bounds__(P::kBlockThreads)
   const T aggregate = sp::block_aggregate_and_warp_prefix<Shape>(warp_total, warp_totals, op, warp_prefix);
   if (scanlab::warp_id() == 0) {
     // Polls of 0: reads at once (under the emulator a sleep is a yield either way).
-    const T exclusive = sp::publish_and_look_back<P::kLookback>(desc, tile, aggregate, op, sp::PollSchedule{0, 0});
+    const sp::PollSchedule polls{0, 0};
+    T exclusive;
+    if constexpr (Window == 0) {
+      exclusive = sp::publish_and_look_back<P::kLookback>(desc, tile, aggregate, op, polls);
+    } else {
+      exclusive = publish_and_look_back_window<Window>(desc, tile, aggregate, op, polls);
+    }
     if (threadIdx.x == 0) tile_prefix = exclusive;
   }
   __syncthreads();
@@ -134,7 +157,7 @@ __global__ void __launch_bounds__(P::kBlockThreads)
 }
 
 // Host side of library_exclusive_scan: zeroed descriptors and ticket, one launch, the result.
-template <class P, class T, class Op>
+template <class P, int Window, class T, class Op>
 std::vector<T> library_scan(const std::vector<T>& in, Op op) {
   using Shape = typename P::template Shape<T>;
   constexpr sp::Descriptors kD = sp::resolve_descriptors<T>(P::kDescriptors);
@@ -158,16 +181,16 @@ std::vector<T> library_scan(const std::vector<T>& in, Op op) {
     desc.aggregates = aggregates.data();
     desc.inclusives = inclusives.data();
   }
-  library_exclusive_scan<P, T, Desc, Op>
+  library_exclusive_scan<P, Window, T, Desc, Op>
       <<<static_cast<unsigned>(tiles), P::kBlockThreads>>>(d_in.data(), d_out.data(), n, desc, ticket.data(), op);
   SCANLAB_CHECK_SYNC();
   return d_out.download();
 }
 
-template <class P, class T, class Op>
+template <class P, int Window = 0, class T, class Op>
 bool library_scan_matches_oracle(const std::vector<T>& in, Op op) {
   const scanlab::VerifyResult r =
-      scanlab::verify_exact(scanlab::exclusive_scan_oracle(in, op), library_scan<P>(in, op));
+      scanlab::verify_exact(scanlab::exclusive_scan_oracle(in, op), library_scan<P, Window>(in, op));
   INFO(r.message());
   CHECK(r.ok);
   return r.ok;
@@ -374,6 +397,8 @@ TEST_CASE("single_pass: a scan over the library's look-back equals the oracle, e
     if (!library_scan_matches_oracle<Tiny<Descriptors::fused, Lookback::serial>>(ints, Plus<I>{})) return;
     if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::warp>>(ints, Plus<I>{})) return;
     if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::serial>>(ints, Plus<I>{})) return;
+    if (!library_scan_matches_oracle<Tiny<Descriptors::fused, Lookback::serial>, 2>(ints, Plus<I>{})) return;
+    if (!library_scan_matches_oracle<Tiny<Descriptors::fused, Lookback::serial>, 5>(ints, Plus<I>{})) return;
     // Affine maps: 64-bit values (fenced) and an operator that is not commutative.
     const std::vector<U32Map> maps = scan_input<U32Map>(n, 400 + n);
     if (!library_scan_matches_oracle<Tiny<Descriptors::automatic, Lookback::warp>>(maps,
@@ -550,6 +575,11 @@ TEST_CASE("single_pass emulator: the look-back under every dispatch order, resid
           return;
         if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::serial>>(maps,
                                                                                       AffineCompose<std::uint32_t>{}))
+          return;
+        // Windows of 3: a round that meets an X part-way folds what is nearer and waits there.
+        if (!library_scan_matches_oracle<Tiny<Descriptors::fused, Lookback::serial>, 3>(in, Plus<I>{})) return;
+        if (!library_scan_matches_oracle<Tiny<Descriptors::fenced, Lookback::serial>, 3>(
+                maps, AffineCompose<std::uint32_t>{}))
           return;
       }
     }

@@ -107,6 +107,45 @@ __device__ T lookback_serial(const Desc& desc, unsigned tile, Op op, PollSchedul
   }
 }
 
+// One thread, Window predecessors a round: it loads the words of tiles pred, pred - 1, ...,
+// pred - Window + 1 before it looks at any of them, so that their trips to L2 overlap instead of
+// following one another (Little's law again: a thread with one load in flight waits a whole round
+// trip per predecessor). Then it folds them nearest first, up to the first P (done) or the first X
+// (it waits, and the next round starts at that X). Reading a word past the P costs a load and
+// nothing else: each word is read whole, and a status only ever moves X -> A -> P. Returns what
+// lookback_serial returns; Window = 1 is lookback_serial. (Fenced descriptors gain nothing: the
+// fence in each read waits for the loads before it.)
+template <class T, int Window, class Desc, class Op>
+__device__ T lookback_window(const Desc& desc, unsigned tile, Op op, PollSchedule polls) {
+  static_assert(Window >= 1, "a window holds at least one predecessor");
+  T exclusive = Op::identity();
+  long long pred = static_cast<long long>(tile) - 1;
+  PollDelay delay(polls);
+  // Tile 0 is always a P, so a look-back never gets below it; only a broken descriptor (one that
+  // reads a P as an A, say) would, and then it ends with a wrong prefix instead of waiting forever.
+  while (pred >= 0) {
+    T value[Window];
+    Status status[Window];
+#pragma unroll
+    for (int k = 0; k < Window; ++k) {
+      value[k] = Op::identity();
+      status[k] = kInvalid;  // no tile below 0 (never folded: tile 0 is a P)
+      if (pred - k >= 0) status[k] = desc.read(pred - k, value[k]);
+    }
+    int folded = 0;  // A's folded this round, nearest first
+#pragma unroll
+    for (int k = 0; k < Window; ++k) {
+      if (status[k] == kInvalid) break;     // an X: wait for it, it has started
+      exclusive = op(value[k], exclusive);  // predecessors are on the LEFT
+      if (status[k] == kPrefix) return exclusive;
+      ++folded;
+    }
+    pred -= folded;
+    if (folded < Window) delay.wait();
+  }
+  return exclusive;
+}
+
 // All 32 lanes of one warp: lane l inspects predecessor base + l of the window [base, base + 31],
 // lane 31 the nearest. Lanes wait while a predecessor that matters is X (one above the nearest P,
 // or any when there is no P). Then a segmented reduction: the nearest P's inclusive prefix and the
