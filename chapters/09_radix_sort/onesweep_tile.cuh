@@ -30,6 +30,13 @@ constexpr unsigned kOnesweepDigits = 1u << kOnesweepDigitBits;  // 256 bins
 // The digit of a key past the end of the input: in no bin.
 constexpr unsigned kNoDigit = kOnesweepDigits;
 
+// How many predecessors' words a look-back loads at once (scanlab::single_pass::lookback_window).
+// A thread's look-back read about nine words on average in a pass over 2^26 uniform keys, one L2
+// round trip each when it reads them one at a time; two at once took the keys' sort from 0.89 to
+// 0.91 x CUB's at 2^28 on an H200, four to 0.92 but slowed the pairs' (book, chapter 09, "The last
+// tenth on an H200").
+constexpr int kLookBackWindow = 2;
+
 // ---- keys as bits in sorting order (the "bit twiddle") ------------------------------------------
 // A radix sort compares bit patterns as unsigned numbers, most significant digit last. Unsigned keys
 // are already in that order. For signed integers, flipping the sign bit moves the negative ones

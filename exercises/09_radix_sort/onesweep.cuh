@@ -107,14 +107,17 @@ __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, u
 // Called by thread d < 256 of the tile's block, after it published the tile's count of digit d
 // (A, or P for tile 0): returns how many keys of digit d all earlier tiles of this launch hold,
 // and publishes this tile's inclusive count (P). Chapter 07's serial look-back over this digit's
-// descriptors: every thread of the first 256 walks back over its own digit's column.
+// descriptors: every thread of the first 256 walks back over its own digit's column. The library's
+// lookback_window is that look-back with kLookBackWindow loads in flight at once instead of one:
+// the same answer, sooner (onesweep_tile.cuh says why the window is what it is).
 // --8<-- [start:look_back_digit]
 __device__ inline unsigned look_back_digit(DigitCountDescriptors desc, unsigned tile, unsigned count,
                                            scanlab::single_pass::PollSchedule polls) {
   // BEGIN TODO
   // TODO(student): tile 0 has nothing before it. Any other tile: chapter 07's serial look-back
-  //   over this digit's descriptors (scanlab::single_pass::lookback_serial<unsigned> with `desc`,
-  //   scanlab::Plus<unsigned>{} and `polls`) gives the keys of this digit in all earlier tiles;
+  //   over this digit's descriptors (scanlab::single_pass::lookback_window<unsigned,
+  //   kLookBackWindow> with `desc`, scanlab::Plus<unsigned>{} and `polls`; lookback_serial<unsigned>
+  //   gives the same answer, more slowly) gives the keys of this digit in all earlier tiles;
   //   publish this tile's inclusive count (P) and return the earlier tiles' count.
   (void)desc;
   (void)tile;

@@ -59,13 +59,14 @@ __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, u
 
 // --8<-- [start:look_back_digit]
 // Tile 0 published P already (the kernel does it); every other tile takes chapter 07's serial
-// look-back over its digit's column, then publishes its inclusive count, which ends the later
-// tiles' look-backs at this tile.
+// look-back over its digit's column, kLookBackWindow predecessors a round, then publishes its
+// inclusive count, which ends the later tiles' look-backs at this tile.
 __device__ inline unsigned look_back_digit(DigitCountDescriptors desc, unsigned tile, unsigned count,
                                            scanlab::single_pass::PollSchedule polls) {
   // BEGIN TODO
   if (tile == 0) return 0;
-  const unsigned before = scanlab::single_pass::lookback_serial<unsigned>(desc, tile, scanlab::Plus<unsigned>{}, polls);
+  const unsigned before =
+      scanlab::single_pass::lookback_window<unsigned, kLookBackWindow>(desc, tile, scanlab::Plus<unsigned>{}, polls);
   desc.publish(tile, scanlab::single_pass::kPrefix, before + count);
   return before;
   // END TODO
