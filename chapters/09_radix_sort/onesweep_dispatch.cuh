@@ -300,8 +300,8 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   }
 
   // Pairs: the values only now, so that they take no registers while the keys are ranked (loaded
-  // with the keys, they made the compiler spill: 0.88 x CUB's SortPairs at 2^28 on an H200, 0.97
-  // this way); their loads are in flight during the look-back.
+  // with the keys, they made the compiler spill: 0.88 x CUB's SortPairs at 2^28 on an H200, 0.96
+  // to 0.98 this way); their loads are in flight during the look-back.
   if constexpr (kPairs) {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
