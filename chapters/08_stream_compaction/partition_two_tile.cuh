@@ -76,10 +76,6 @@ template <class T>
 constexpr std::size_t stage_bytes() {
   return static_cast<std::size_t>(kStages) * kChunks * chunk_slots<T>() * sizeof(T);
 }
-template <class Shape>
-__host__ __device__ constexpr int block_threads() {  // the data warps and the look-back warp
-  return Shape::BLOCK_THREADS + 32;
-}
 
 // A tile of kChunks staged chunks, partitioned, for the two-tile loop.
 template <class Shape, class T, class Pred>
@@ -110,12 +106,7 @@ struct PartitionAgent {
   single_pass::PollSchedule polls;
   Pred pred;
 
-  __device__ void init_barriers() {
-    if (threadIdx.x != 0) return;
-    for (int s = 0; s < kStages; ++s)
-      for (int c = 0; c < kChunks; ++c) init(&temp.landed[s][c], block_threads<Shape>());
-    init(&temp.data_warps, kDataThreads);
-  }
+  __device__ void init_barriers() { single_pass::init_two_tile_barriers<Shape>(temp.landed, temp.data_warps); }
   __device__ std::size_t chunk_start(unsigned tile, int c) const {
     return single_pass::chunk_start<Shape, kChunks>(tile, c);
   }
@@ -225,7 +216,7 @@ struct PartitionAgent {
 };
 
 template <class Shape, class T, class Pred>
-__global__ void __launch_bounds__(block_threads<Shape>())
+__global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>())
     partition_two_tile_kernel(const T* in, T* out, std::size_t n, unsigned* d_num_selected,
                               CountDescriptors descriptors, single_pass::Ticket ticket, bool staged, bool vector_stores,
                               single_pass::PollSchedule polls, Pred pred) {
@@ -255,13 +246,14 @@ template <class T, class Pred, class Storage>
 void launch(const T* in, T* out, unsigned* d_num_selected, std::size_t n, Pred pred, Storage& storage, cudaStream_t s) {
   using Shape = Chunk<T>;
   auto* kernel = partition_two_tile_kernel<Shape, T, Pred>;
-  static const std::size_t resident =
-      scanlab::resident_blocks_with_stage(kernel, block_threads<Shape>(), stage_bytes<T>(), "ch08::partition_if");
+  static const std::size_t resident = scanlab::resident_blocks_with_stage(
+      kernel, single_pass::two_tile_block_threads<Shape>(), stage_bytes<T>(), "ch08::partition_if");
   const std::size_t tiles = tiles_for<T>(n);
   const auto next = storage.next_launch(tiles, s);
-  kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)), block_threads<Shape>(), stage_bytes<T>(),
-           s>>>(in, out, n, d_num_selected, next.desc, next.ticket, single_pass::aligned16(in),
-                single_pass::aligned16(out), single_pass::polls_for_grid(kPolls, tiles, resident), pred);
+  kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)),
+           single_pass::two_tile_block_threads<Shape>(), stage_bytes<T>(), s>>>(
+      in, out, n, d_num_selected, next.desc, next.ticket, single_pass::aligned16(in), single_pass::aligned16(out),
+      single_pass::polls_for_grid(kPolls, tiles, resident), pred);
   SCANLAB_CHECK_LAUNCH();
   storage.launched();
 }

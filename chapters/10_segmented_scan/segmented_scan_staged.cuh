@@ -69,10 +69,6 @@ template <class T>
 constexpr std::size_t stage_bytes() {  // all stages: the values, then the flag bytes
   return kStages * tile_items<T>() * (sizeof(T) + 1);
 }
-template <class Shape>
-__host__ __device__ constexpr int block_threads() {  // the data warps and the look-back warp
-  return Shape::BLOCK_THREADS + 32;
-}
 
 // Four head-flag bytes (one 32-bit word, byte k for element k) as four bits, bit k set where byte
 // k is not 0, in a handful of instructions instead of a test per byte. Per byte, the low 7 bits
@@ -174,12 +170,7 @@ struct Agent {
   FlaggedDescriptors<T> descriptors;
   scanlab::single_pass::PollSchedule polls;
 
-  __device__ void init_barriers() {
-    if (threadIdx.x != 0) return;
-    for (int s = 0; s < kStages; ++s)
-      for (int c = 0; c < kChunks; ++c) init(&temp.landed[s][c], block_threads<Shape>());
-    init(&temp.reduced, kDataThreads);
-  }
+  __device__ void init_barriers() { scanlab::single_pass::init_two_tile_barriers<Shape>(temp.landed, temp.reduced); }
   __device__ std::size_t chunk_start(unsigned tile, int c) const {
     return scanlab::single_pass::chunk_start<Shape, kChunks>(tile, c);
   }
@@ -307,7 +298,7 @@ struct Agent {
 };
 
 template <class Shape, class T, class Op>
-__global__ void __launch_bounds__(block_threads<Shape>())
+__global__ void __launch_bounds__(scanlab::single_pass::two_tile_block_threads<Shape>())
     segmented_scan_staged_kernel(const T* in, T* out, std::size_t n, const std::uint8_t* flags,
                                  FlaggedDescriptors<T> descriptors, scanlab::single_pass::Ticket ticket,
                                  scanlab::single_pass::PollSchedule polls) {
@@ -355,11 +346,12 @@ void launch(const T* in, T* out, std::size_t n, std::size_t tiles, const std::ui
   namespace sp = scanlab::single_pass;
   using Shape = Chunk<T>;
   auto* kernel = segmented_scan_staged_kernel<Shape, T, Op>;
-  static const std::size_t resident =
-      scanlab::resident_blocks_with_stage(kernel, block_threads<Shape>(), stage_bytes<T>(), "ch10::segmented_scan");
+  static const std::size_t resident = scanlab::resident_blocks_with_stage(kernel, sp::two_tile_block_threads<Shape>(),
+                                                                          stage_bytes<T>(), "ch10::segmented_scan");
   const auto next = ws.next_launch(tiles, s);
-  kernel<<<static_cast<unsigned>(sp::two_tile_grid(tiles, resident)), block_threads<Shape>(), stage_bytes<T>(), s>>>(
-      in, out, n, flags, next.desc, next.ticket, sp::polls_for_grid(polls, tiles, resident));
+  kernel<<<static_cast<unsigned>(sp::two_tile_grid(tiles, resident)), sp::two_tile_block_threads<Shape>(),
+           stage_bytes<T>(), s>>>(in, out, n, flags, next.desc, next.ticket,
+                                  sp::polls_for_grid(polls, tiles, resident));
   SCANLAB_CHECK_LAUNCH();
   ws.launched();
 }

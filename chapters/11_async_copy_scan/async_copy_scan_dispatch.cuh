@@ -237,7 +237,7 @@ class AsyncCopyScan {
     if (o.two_tiles) {
       SCANLAB_NVTX_RANGE("ch11::async_copy_scan (two tiles per block)");
       auto* kernel = two_tile_scan_kernel<Chunk, kChunks, kStages, INCLUSIVE, T, Desc, Op>;
-      constexpr int kThreads = two_tile_block_threads<Chunk>();
+      constexpr int kThreads = single_pass::two_tile_block_threads<Chunk>();
       constexpr std::size_t kBytes = kStages * kStageBytes;
       static const std::size_t resident =
           scanlab::resident_blocks_with_stage(kernel, kThreads, kBytes, "ch11::AsyncCopyScan");

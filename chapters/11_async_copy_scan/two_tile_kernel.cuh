@@ -26,13 +26,6 @@
 
 namespace ch11 {
 
-// Warps 0..Chunk::WARPS-1 move and scan the data, as in the one-tile kernel (the chunk shape's
-// warp numbers); one more warp looks back.
-template <class Chunk>
-__host__ __device__ constexpr int two_tile_block_threads() {
-  return Chunk::BLOCK_THREADS + 32;
-}
-
 // --8<-- [start:two_tile_agent]
 // A tile of CHUNKS chunks, staged by your stage_tile and read by your read_staged_chunk, for the
 // single-pass library's two-tile loop (scanlab/single_pass/two_tile_loop.cuh). Its state lives in
@@ -62,12 +55,7 @@ struct TwoTileAgent {
   single_pass::PollSchedule polls;
   Op op;
 
-  __device__ void init_barriers() {
-    if (threadIdx.x != 0) return;
-    for (int s = 0; s < STAGES; ++s)
-      for (int c = 0; c < CHUNKS; ++c) init(&temp.landed[s][c], two_tile_block_threads<Chunk>());
-    init(&temp.reduced, kDataThreads);
-  }
+  __device__ void init_barriers() { single_pass::init_two_tile_barriers<Chunk>(temp.landed, temp.reduced); }
 
   // Elements of the array in the chunk that starts at chunk_start (the last tile's may have fewer).
   __device__ int valid_from(std::size_t chunk_start) const {
@@ -158,7 +146,7 @@ struct TwoTileAgent {
 // --8<-- [end:two_tile_agent]
 
 template <class Chunk, int CHUNKS, int STAGES, bool INCLUSIVE, class T, class Desc, class Op>
-__global__ void __launch_bounds__(two_tile_block_threads<Chunk>())
+__global__ void __launch_bounds__(single_pass::two_tile_block_threads<Chunk>())
     two_tile_scan_kernel(const T* in, T* out, std::size_t n, Desc descriptors, single_pass::Ticket ticket, bool staged,
                          single_pass::PollSchedule polls, Op op) {
   using Agent = TwoTileAgent<Chunk, CHUNKS, STAGES, INCLUSIVE, T, Desc, Op>;

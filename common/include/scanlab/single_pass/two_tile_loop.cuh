@@ -108,6 +108,24 @@ __device__ void run_two_tile_loop(Agent& agent, std::size_t num_tiles, const Tic
 }
 // --8<-- [end:two_tile_loop]
 
+// A two-tile block: Chunk::BLOCK_THREADS data threads (the chunk shape's warps) and one look-back
+// warp after them.
+template <class Chunk>
+__host__ __device__ constexpr int two_tile_block_threads() {
+  return Chunk::BLOCK_THREADS + 32;
+}
+
+// Thread 0 of a two-tile block, before the loop (its first __syncthreads orders this before any
+// use): the barrier of each stage's chunk waits for every thread of the block (and the bytes the
+// bulk copies bring), `data_warps` for the data threads alone.
+template <class Chunk, class Barrier, int STAGES, int CHUNKS>
+__device__ __forceinline__ void init_two_tile_barriers(Barrier (&landed)[STAGES][CHUNKS], Barrier& data_warps) {
+  if (threadIdx.x != 0) return;
+  for (int s = 0; s < STAGES; ++s)
+    for (int c = 0; c < CHUNKS; ++c) init(&landed[s][c], two_tile_block_threads<Chunk>());
+  init(&data_warps, Chunk::BLOCK_THREADS);
+}
+
 // A two-tile kernel's tile is CHUNKS chunks of Chunk::TILE_ITEMS elements (the agents of chapters
 // 08, 10 and 11): where chunk c of `tile` starts in the array, and how many of the array's n
 // elements lie in the chunk that starts at `at` (Chunk::TILE_ITEMS, fewer in the last, 0 past it).
