@@ -14,6 +14,15 @@
 set(SCANLAB_EXERCISES_DIR ${PROJECT_SOURCE_DIR}/exercises CACHE PATH
     "Folder of exercises the chapter executables and grading tests are built against")
 set(SCANLAB_SOLUTIONS_DIR ${PROJECT_SOURCE_DIR}/solutions CACHE INTERNAL "")
+# A student's repository (made by `./lab release`) has no solutions/: the one switch. Without it
+# nothing is built against a solution (no chNN_slug_solution, no solution runner, no smoke run,
+# bench, traced solutions or figures check), and no ctest grades the exercise: the student's code is
+# theirs to change, and `./lab test` grades it with `./lab grade` (a score, not a failure).
+if(IS_DIRECTORY ${SCANLAB_SOLUTIONS_DIR})
+  set(SCANLAB_HAVE_SOLUTIONS ON)
+else()
+  set(SCANLAB_HAVE_SOLUTIONS OFF)
+endif()
 
 # Grading in two processes (common/include/scanlab/grading/wire.hpp): the checker
 # grade_NN_slug_checker (tests/grade/NN_slug.cu, host code only, built once: no student code in
@@ -80,7 +89,11 @@ function(scanlab_add_chapter nn slug)
     _scanlab_add_grading_checker(${id} ${grade_src})
   endif()
 
-  foreach(variant exercise solution)
+  set(variants exercise)
+  if(SCANLAB_HAVE_SOLUTIONS)
+    list(APPEND variants solution)
+  endif()
+  foreach(variant IN LISTS variants)
     if(variant STREQUAL "exercise")
       set(impl_dir ${SCANLAB_EXERCISES_DIR}/${id})
       set(exe ch${id})
@@ -109,7 +122,7 @@ function(scanlab_add_chapter nn slug)
         set_target_properties(${exe}_${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
       endif()
     endforeach()
-    if(graded)
+    if(graded AND SCANLAB_HAVE_SOLUTIONS)
       _scanlab_add_grading_runner(${id} ${variant} ${impl_dir} ${chapter_dir})
     endif()
   endforeach()
