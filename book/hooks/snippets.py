@@ -29,10 +29,20 @@ student edition, mkdocs-instructor.yml the instructor edition):
   every page is collected and the build fails with the list.
 - Pages listed under `extra: instructor_only:` (the instructors' guide) are left out of the student
   edition: out of its files and out of its nav.
+
+A student's repository (made by `./lab release`) has no solutions/ and no instructor edition. Its
+mkdocs.yml says two more things under `extra:`:
+
+- `stubs: FOLDER` (relative to the repository): a copy of exercises/ as handed out. The listings of
+  the student's files come from there, not from exercises/, which holds the student's own work by
+  then; a page with such a listing says so in a note under its title.
+- `left_out: [PAGE, ...]`: the pages of the chapters not handed out. A link to one of them becomes
+  its plain text (a book that leaves chapters out builds with --strict all the same).
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import textwrap
 from pathlib import Path
@@ -60,6 +70,10 @@ _FORMAT_SWITCH = re.compile(r"^[ \t]*//[ \t]*clang-format (?:off|on)[ \t]*$")
 EDITIONS = ("student", "instructor")
 EXERCISES = "exercises/"
 SOLUTIONS = "solutions/"
+STUBS_NOTE = ('!!! note "The listings of your files"\n'
+              '    The listings of `exercises/` on this page show the files as handed out (their copy in\n'
+              '    `{stubs}/`), not your work.\n')
+_LINK = re.compile(r"(?<!!)\[(?P<text>[^\]]*)\]\((?P<target>[^)\s#]+\.md)(?P<anchor>#[^)\s]*)?\)")
 
 
 def _split_spec(spec: str) -> tuple[str, str | None]:
@@ -135,11 +149,15 @@ def section_span(lines: list[str], rel_path: str, name: str | None, where: str) 
     return sections[name]
 
 
-def edition_path(rel_path: str, edition: str) -> str:
+def edition_path(rel_path: str, edition: str, stubs: str | None = None) -> str:
     """The file a directive shows in an edition: the instructor edition swaps exercises/ for
-    solutions/ (same chapter folder, same file name)."""
-    if edition == "instructor" and rel_path.startswith(EXERCISES):
-        return SOLUTIONS + rel_path[len(EXERCISES):]
+    solutions/ (same chapter folder, same file name); with `stubs` (a student's repository) the
+    student edition reads exercises/ from that copy of the stubs as handed out."""
+    if rel_path.startswith(EXERCISES):
+        if edition == "instructor":
+            return SOLUTIONS + rel_path[len(EXERCISES):]
+        if stubs:
+            return stubs.rstrip("/") + "/" + rel_path[len(EXERCISES):]
     return rel_path
 
 
@@ -152,19 +170,20 @@ def _solution_leaks(lines: list[str], rel_path: str, span: tuple[int, int]) -> l
 
 
 def extract(root: Path, spec: str, where: str = "page", edition: str = "student",
-            leaks: list[str] | None = None) -> list[str]:
+            leaks: list[str] | None = None, stubs: str | None = None) -> list[str]:
     """The lines a directive with this spec stands for in an edition, dedented, marker lines
     and clang-format off/on lines removed. A student-edition directive that would show solution
     code is reported: appended to `leaks` when a list is given (so that a build can report every
-    one), else raised."""
+    one), else raised. `stubs`: see edition_path."""
     if edition not in EDITIONS:
         raise SnippetError(f"{where}: unknown book edition '{edition}' (editions: {', '.join(EDITIONS)})")
     rel_path, name = _split_spec(spec)
-    if rel_path.startswith(EXERCISES):
+    if rel_path.startswith(EXERCISES) and (root / SOLUTIONS).is_dir():
         # Both editions need the region: check the other file too, so that neither edition breaks.
+        # (A student's repository has no solutions/, and only the student edition.)
         for other in (rel_path, SOLUTIONS + rel_path[len(EXERCISES):]):
             section_span(_read_source(root, other, where), other, name, where)
-    shown = edition_path(rel_path, edition)
+    shown = edition_path(rel_path, edition, stubs)
     lines = _read_source(root, shown, where)
     first, end = section_span(lines, shown, name, where)
     if edition == "student" and shown.startswith(SOLUTIONS):
@@ -182,9 +201,11 @@ def extract(root: Path, spec: str, where: str = "page", edition: str = "student"
 
 
 def expand(markdown: str, root: Path, where: str = "page", edition: str = "student",
-           leaks: list[str] | None = None) -> str:
-    """Replaces every snippet directive line of a page."""
+           leaks: list[str] | None = None, stubs: str | None = None) -> str:
+    """Replaces every snippet directive line of a page; with `stubs`, a page that lists a student's
+    file says, under its title, where the listing comes from."""
     out: list[str] = []
+    from_stubs = False
     for number, line in enumerate(markdown.split("\n")):
         escaped = _ESCAPED.match(line)
         if escaped:
@@ -193,13 +214,31 @@ def expand(markdown: str, root: Path, where: str = "page", edition: str = "stude
         directive = _DIRECTIVE.match(line)
         if directive:
             indent = directive.group("indent")
-            included = extract(root, directive.group("spec"), f"{where}:{number + 1}", edition, leaks)
+            spec = directive.group("spec")
+            included = extract(root, spec, f"{where}:{number + 1}", edition, leaks, stubs)
             out.extend(indent + text if text.strip() else "" for text in included)
+            from_stubs = from_stubs or (edition == "student" and bool(stubs) and spec.startswith(EXERCISES))
         elif _LOOKS_LIKE_DIRECTIVE.match(line):
             raise SnippetError(f"{where}:{number + 1}: malformed snippet directive: {line.strip()}")
         else:
             out.append(line)
+    if from_stubs:
+        title = next((i for i, line in enumerate(out) if line.startswith("# ")), -1)
+        out[title + 1:title + 1] = ["", *STUBS_NOTE.format(stubs=stubs.rstrip("/")).rstrip("\n").split("\n")]
     return "\n".join(out)
+
+
+def unlink_pages(markdown: str, page: str, pages: set[str]) -> str:
+    """The page's markdown with each link to one of `pages` (docs-relative paths) replaced by the
+    link's text; `page` is the page's own docs-relative path (links are relative to it)."""
+    if not pages:
+        return markdown
+    folder = posixpath.dirname(page)
+
+    def plain(match: re.Match) -> str:
+        target = posixpath.normpath(posixpath.join(folder, match.group("target")))
+        return match.group("text") if target in pages else match.group(0)
+    return _LINK.sub(plain, markdown)
 
 
 def repo_root(config) -> Path:
@@ -218,6 +257,16 @@ def edition(config) -> str:
 def instructor_only(config) -> set[str]:
     """Pages (paths in docs/) that only the instructor edition has."""
     return set((config.get("extra") or {}).get("instructor_only") or [])
+
+
+def left_out(config) -> set[str]:
+    """Pages (paths in docs/) of the chapters a student's repository does not have."""
+    return set((config.get("extra") or {}).get("left_out") or [])
+
+
+def stubs(config) -> str | None:
+    """The folder (relative to the repository) holding the stubs as handed out, if any."""
+    return (config.get("extra") or {}).get("stubs") or None
 
 
 def without_pages(nav, pages: set[str]):
@@ -258,7 +307,9 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    return expand(markdown, repo_root(config), page.file.src_path, edition(config), _leaks)
+    gone = left_out(config) | (instructor_only(config) if edition(config) == "student" else set())
+    markdown = unlink_pages(markdown, page.file.src_path, gone)
+    return expand(markdown, repo_root(config), page.file.src_path, edition(config), _leaks, stubs(config))
 
 
 def on_env(env, config, files):

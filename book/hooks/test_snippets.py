@@ -4,6 +4,7 @@ Run with the interpreter that has mkdocs (Debian: /usr/bin/python3):
     python3 -m unittest discover -s book/hooks -p 'test_*.py'
 """
 
+import shutil
 import sys
 import tempfile
 import textwrap
@@ -234,6 +235,29 @@ class EditionTest(unittest.TestCase):
             snippets.todo_regions(["// BEGIN TODO", "  // BEGIN TODO"], "f.cuh")
         self.assertEqual(snippets.todo_regions(["a", "  // BEGIN TODO", "b", "  // END TODO"], "f"),
                          [(1, 3)])
+
+    def test_a_students_repository_lists_the_stubs_as_handed_out(self):
+        # ./lab release: no solutions/, and a copy of the stubs that the student's edits do not reach.
+        shutil.rmtree(self.root / "solutions")
+        (self.root / "stubs" / "01_x").mkdir(parents=True)
+        (self.root / "stubs" / "01_x" / "x.cuh").write_text(EXERCISE, encoding="utf-8")
+        (self.root / "exercises/01_x/x.cuh").write_text(SOLUTION, encoding="utf-8")  # solved
+        page = '# 01\n\nText.\n\n```c\n--8<-- "exercises/01_x/x.cuh:todo"\n```\n'
+        got = snippets.expand(page, self.root, "chapters/01.md", "student", stubs="stubs")
+        self.assertIn("TODO(student)", got)
+        self.assertNotIn("the_answer_42", got)
+        self.assertTrue(got.startswith('# 01\n\n!!! note "The listings of your files"\n'), got)
+        self.assertIn("(their copy in\n    `stubs/`), not your work.", got)
+        # Without the stubs folder it reads exercises/ (here: the solved file); no note.
+        got = snippets.expand(page, self.root, "chapters/01.md", "student")
+        self.assertIn("the_answer_42", got)
+        self.assertNotIn("!!! note", got)
+
+    def test_links_to_pages_left_out_become_text(self):
+        text = ("See [chapter\n09](09-radix-sort.md#why), [08](08-x.md), ![fig](../figures/a.svg) "
+                "and [the emulator](../emulator.md).")
+        got = snippets.unlink_pages(text, "chapters/07.md", {"chapters/09-radix-sort.md", "emulator.md"})
+        self.assertEqual(got, "See chapter\n09, [08](08-x.md), ![fig](../figures/a.svg) and the emulator.")
 
     def test_instructor_pages_leave_the_nav(self):
         nav = [{"Intro": "index.md"}, {"Guide": [{"Teach": "teach.md"}]}, "teach.md",
