@@ -1,21 +1,28 @@
 #!/usr/bin/env python3
-"""Looks for the reference solutions' code in a built book.
+"""Looks for the reference solutions' code in a built book or in a folder of files: the one check
+that a student's material holds no answer (the student edition, exercises/, a student's repository
+made by `./lab release`).
 
 The code a student writes is the inside of the TODO regions (`// BEGIN TODO` ... `// END TODO`) of
 solutions/. From each region this takes its distinctive lines: not blank, not only braces and
 punctuation, not a comment, at least MIN_LENGTH characters, and not code that the student is given
-anyway: text found in a source file outside solutions/ (the exercise itself with its comments,
-chapters/, common/, ...) or outside the TODO regions of a solutions/ file, such as
-`__syncthreads();` or `const int tid = static_cast<int>(threadIdx.x);`. A line's trailing `//`
-comment is dropped, and lines compare with their whitespace collapsed. A page shows a line when
-the line occurs in the page's text (the HTML without its tags, the way a reader sees it, so syntax
-highlighting does not hide it).
+anyway: code found in a source file outside solutions/ (chapters/, common/, the exercise's own code,
+...) or outside the TODO regions of a solutions/ file, such as `__syncthreads();` or
+`const int tid = static_cast<int>(threadIdx.x);`. The comments inside an exercise's TODO regions
+are not given: they are hints, and a hint that holds a line of the answer gives it away. A line's
+trailing `//` comment is dropped, and lines compare with their whitespace collapsed. A page shows a
+line when the line occurs in the page's text (the HTML without its tags, the way a reader sees it,
+so syntax highlighting does not hide it); a file, when it occurs in the file's text.
 
     solution_code.py --site DIR                  fails when any page shows a solution line
                                                  (the student edition)
+    solution_code.py --tree DIR                  fails when any text file under DIR holds a solution
+                                                 line (exercises/, a student's repository; .git/,
+                                                 build/ and built sites aside)
     solution_code.py --site DIR --expect shown   fails unless every TODO region that the pages
                                                  include is shown (the instructor edition: proves
                                                  that the scanner sees what it looks for)
+--site and --tree may be given together and more than once; the solutions are those of --root.
 
 Standard library only; run with any python3 >= 3.9.
 """
@@ -25,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -77,18 +85,49 @@ def source_files(folder: Path) -> list[Path]:
                   if path.suffix in SOURCE_SUFFIXES and path.is_file())
 
 
+def given_lines(path: Path, rel: str) -> list[str]:
+    """The lines of a source file outside solutions/ that a student is given: all of them, but for
+    the comments inside the TODO regions of an exercise (hints, which must not hold the answer)."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    hints: set[int] = set()
+    if rel.startswith(snippets.EXERCISES):
+        for begin, end in snippets.todo_regions(lines, rel):
+            hints.update(n for n in range(begin + 1, end) if _COMMENT.match(lines[n].strip()))
+    return [normalize(line) for number, line in enumerate(lines) if number not in hints]
+
+
+def repository_sources(root: Path) -> list[Path]:
+    """The repository's source files: those git tracks in a checkout (so that a release made inside
+    it, or any other untracked copy, is not taken for given code), else those under its folders
+    (the build folders and hidden ones aside)."""
+    try:
+        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z"], capture_output=True,
+                                check=True).stdout.decode("utf-8", "replace").split("\0")
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        if Path(top).resolve() == root.resolve():
+            return sorted(root / rel for rel in listed
+                          if Path(rel).suffix in SOURCE_SUFFIXES and (root / rel).is_file())
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return [path for folder in sorted(root.iterdir())
+            if folder.is_dir() and folder.name != "build" and not folder.name.startswith(".")
+            for path in source_files(folder)]
+
+
 def todo_regions(root: Path = REPO) -> list[TodoRegion]:
     """Every TODO region of every solutions/ source file, with its distinctive lines."""
     solutions = root / snippets.SOLUTIONS
+    if not solutions.is_dir():
+        raise SystemExit(f"solution_code: {root} has no solutions/ to look for (a student's "
+                         "repository cannot check itself: run this in the instructor's)")
     # What a student has anyway: the sources outside solutions/ (the build folders and hidden
-    # ones aside), and the solutions' lines outside their TODO regions.
+    # ones aside; an exercise's hints aside), and the solutions' lines outside their TODO regions.
     given: list[str] = []
-    for folder in sorted(root.iterdir()):
-        if folder.is_dir() and folder != solutions and folder.name != "build" \
-                and not folder.name.startswith("."):
-            for path in source_files(folder):
-                given += map(normalize,
-                             path.read_text(encoding="utf-8", errors="replace").splitlines())
+    for path in repository_sources(root):
+        rel = path.relative_to(root).as_posix()
+        if not rel.startswith(snippets.SOLUTIONS):
+            given += given_lines(path, rel)
     inside: list[tuple[str, list[str], list[tuple[int, int]]]] = []
     for path in source_files(solutions):
         rel = path.relative_to(root).as_posix()
@@ -147,6 +186,27 @@ def site_texts(site: Path) -> dict[str, str]:
     return texts
 
 
+# Not the student's material: version control, build output, built books (checked as sites).
+_TREE_SKIP = {".git", "build", "site", "site-instructor", "__pycache__"}
+
+
+def tree_texts(folder: Path) -> dict[str, str]:
+    """File (path relative to `folder`'s parent) -> its normalized text, for every text file under
+    `folder` (a file that is not UTF-8 text, such as an image, is skipped)."""
+    texts: dict[str, str] = {}
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path.is_symlink() or \
+                _TREE_SKIP.intersection(path.relative_to(folder).parts[:-1]):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if "\0" not in text:
+            texts[path.relative_to(folder.parent).as_posix()] = normalize(text)
+    return texts
+
+
 def shown_lines(regions: list[TodoRegion], texts: dict[str, str]) -> list[tuple[str, TodoRegion, str]]:
     """(page, region, line) for every distinctive line that a page shows."""
     return [(page, region, line) for page, text in texts.items() for region in regions
@@ -177,49 +237,78 @@ def included_regions(docs: Path, regions: list[TodoRegion], root: Path = REPO) -
     return list(included.values())
 
 
+def report_leaks(found: list[tuple[str, TodoRegion, str]], where: str) -> None:
+    """Prints what each page or file shows: up to SHOWN_PER_PAGE lines each."""
+    by_page: dict[str, list[str]] = {}
+    for page, region, line in found:
+        by_page.setdefault(page, []).append(f"{region.name}: {line}")
+    print(f"FAIL: {len(by_page)} {where} show solution code, {len(found)} line(s) in all "
+          f"(TODO region of solutions/: line):")
+    for page, shown in by_page.items():
+        print(f"  {page}:")
+        for text in shown[:SHOWN_PER_PAGE]:
+            print(f"      {text}")
+        if len(shown) > SHOWN_PER_PAGE:
+            print(f"      ... and {len(shown) - SHOWN_PER_PAGE} more")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--site", type=Path, required=True, help="the built site folder")
+    parser.add_argument("--site", type=Path, action="append", default=[], help="a built site folder")
+    parser.add_argument("--tree", type=Path, action="append", default=[],
+                        help="a folder of files (exercises/, a student's repository)")
     parser.add_argument("--expect", choices=("absent", "shown"), default="absent",
-                        help="absent: the student edition (default); shown: the instructor edition")
+                        help="absent: the student's material (default); shown: the instructor edition")
     parser.add_argument("--root", type=Path, default=REPO,
-                        help="the repository (default: the one holding this script)")
+                        help="the repository with solutions/ (default: the one holding this script)")
     parser.add_argument("--docs", type=Path,
                         help="the book's pages, for --expect shown (default: ROOT/book/docs)")
     args = parser.parse_args(argv)
     docs = args.docs or args.root / "book" / "docs"
+    if not args.site and not args.tree:
+        parser.error("name at least one --site or --tree")
+    if args.expect == "shown" and (args.tree or len(args.site) != 1):
+        parser.error("--expect shown takes one --site and no --tree")
 
-    if not (args.site / "index.html").is_file():
-        print(f"solution_code: {args.site} is not a built site (no index.html)", file=sys.stderr)
-        return 2
+    for site in args.site:
+        if not (site / "index.html").is_file():
+            print(f"solution_code: {site} is not a built site (no index.html)", file=sys.stderr)
+            return 2
+    for tree in args.tree:
+        if not tree.is_dir():
+            print(f"solution_code: {tree} is not a folder", file=sys.stderr)
+            return 2
     regions = todo_regions(args.root)
     blind = [region.name for region in regions if not region.lines]
-    texts = site_texts(args.site)
-    found = shown_lines(regions, texts)
     print(f"solution_code: {len(regions)} TODO regions in solutions/, "
-          f"{sum(len(r.lines) for r in regions)} distinctive lines; {len(texts)} texts "
-          f"(pages and search-index entries) in {args.site}")
+          f"{sum(len(r.lines) for r in regions)} distinctive lines")
     if blind:
         print(f"  {len(blind)} region(s) have no distinctive line and cannot be checked: "
               + ", ".join(blind))
 
     if args.expect == "absent":
-        if not found:
-            print("OK: no page shows a line of a solution's TODO region")
-            return 0
-        by_page: dict[str, list[str]] = {}
-        for page, region, line in found:
-            by_page.setdefault(page, []).append(f"{region.name}: {line}")
-        print(f"FAIL: {len(by_page)} page(s) show solution code "
-              f"(TODO region of solutions/: line):")
-        for page, shown in by_page.items():
-            print(f"  {page}:")
-            for text in shown[:SHOWN_PER_PAGE]:
-                print(f"      {text}")
-            if len(shown) > SHOWN_PER_PAGE:
-                print(f"      ... and {len(shown) - SHOWN_PER_PAGE} more")
-        return 1
+        failed = False
+        for site in args.site:
+            texts = site_texts(site)
+            found = shown_lines(regions, texts)
+            print(f"{site}: {len(texts)} texts (pages and search-index entries)")
+            if found:
+                report_leaks(found, "page(s)")
+                failed = True
+        for tree in args.tree:
+            texts = tree_texts(tree)
+            found = shown_lines(regions, texts)
+            print(f"{tree}: {len(texts)} text files")
+            if found:
+                report_leaks(found, "file(s)")
+                failed = True
+        if failed:
+            return 1
+        print("OK: no page or file shows a line of a solution's TODO region")
+        return 0
 
+    texts = site_texts(args.site[0])
+    found = shown_lines(regions, texts)
     expected = [region for region in included_regions(docs, regions, args.root) if region.lines]
     seen = {region.name for _, region, _ in found}
     missing = [region.name for region in expected if region.name not in seen]

@@ -115,6 +115,41 @@ class SolutionCodeTest(unittest.TestCase):
         rc, out = self.scan("--expect", "shown")
         self.assertEqual(rc, 0, out)
 
+    def test_an_exercise_hint_that_holds_a_solution_line_is_a_leak(self):
+        # Issue 39: a comment inside an exercise's TODO region is a hint, not given code.
+        (self.root / "exercises/01_x/x.cuh").write_text(EXERCISE.replace(
+            "// TODO(student): return the tile's total.",
+            "// TODO(student): int secret_total = reduce_the_tile(in, n);"), encoding="utf-8")
+        [region] = solution_code.todo_regions(self.root)
+        self.assertIn("int secret_total = reduce_the_tile(in, n);", region.lines)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = solution_code.main(["--root", str(self.root), "--tree", str(self.root / "exercises")])
+        self.assertEqual(rc, 1, out.getvalue())
+        self.assertIn("exercises/01_x/x.cuh:\n      solutions/01_x/x.cuh:2-10: int secret_total",
+                      out.getvalue())
+
+    def test_a_tree_is_read_as_text_without_git_build_or_binaries(self):
+        outside = tempfile.TemporaryDirectory()
+        self.addCleanup(outside.cleanup)
+        tree = Path(outside.name) / "release"
+        for rel, data in (("README.md", b"int  secret_total =\n reduce_the_tile(in, n);"),
+                          (".git/objects/x", b"int secret_total = reduce_the_tile(in, n);"),
+                          ("build/cpu/x.cpp", b"int secret_total = reduce_the_tile(in, n);"),
+                          ("book/figures/a.png", b"\x89PNG\0\xff")):
+            (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tree / rel).write_bytes(data)
+        texts = solution_code.tree_texts(tree)
+        self.assertEqual(texts, {"release/README.md": "int secret_total = reduce_the_tile(in, n);"})
+        out = io.StringIO()
+        with redirect_stdout(out):
+            rc = solution_code.main(["--root", str(self.root), "--tree", str(tree)])
+        self.assertEqual(rc, 1, out.getvalue())
+        (tree / "README.md").write_text("no answer here", encoding="utf-8")
+        with redirect_stdout(out):
+            rc = solution_code.main(["--root", str(self.root), "--tree", str(tree)])
+        self.assertEqual(rc, 0, out.getvalue())
+
     def test_expect_shown_fails_when_no_page_includes_a_region(self):
         (self.root / "book" / "docs").mkdir(parents=True)
         rc, out = self.scan("--expect", "shown")
