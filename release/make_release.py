@@ -37,7 +37,7 @@ LEFT_OUT = {
     "tests/mutants/": "planted bugs in the solutions",
     "tests/grader/": "the grader's own tests: they grade the solutions and the hostile corpus",
     "tests/exercises/": "compares the exercises with the solutions",
-    "tests/gpu/tuning/": "builds the solutions",
+    "tests/gpu/": "the GPU checks behind the book's measured figures: they run the solutions",
     "tests/lint/": "would judge the layout of the student's own code as a failure of the lab",
     "book/mkdocs-instructor.yml": "the instructor edition",
     "docs/ARCHITECTURE.md": "the lab's developers' guide (solutions/, mutants, how to add a chapter)",
