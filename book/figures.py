@@ -34,6 +34,7 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -162,14 +163,195 @@ def update(figures_dir, made):
             p.unlink()
 
 
+# ---------------------------------------------------------------------------------------------
+# The plots: speeds measured on GPUs, drawn by bench/plot.py (the style of every chart) from the
+# committed runs in book/docs/measurements/ into book/docs/figures/plots/NAME.svg. No build and no
+# GPU needed: `figures.py --plots [--check]` (./lab figures runs it; the ctest book_plots_current
+# runs it with --check).
+#
+# --check draws every plot again in a temporary folder. With the matplotlib version that drew the
+# committed SVG (its metadata names it), the two must be the same bytes: bench/plot.py writes no
+# date and fixed ids. With another version, layout may differ, so only what does not depend on it
+# is compared: the runs' SHA-256 (in the SVG's metadata) and every text. Either way a run whose
+# JSON changed, a row list that changed or a hand-edited SVG fails, and nothing else may live in
+# plots/.
+
+PLOTS_DIR = FIGURES_DIR / "plots"
+MEASUREMENTS = ROOT / "book" / "docs" / "measurements"
+
+
+@dataclass(frozen=True)
+class Plot:
+    name: str  # book/docs/figures/plots/NAME.svg
+    runs: tuple  # under book/docs/measurements/; side by side, H200 first
+    rows: tuple  # the rows drawn, in the legend's order
+    types: tuple = ("int32",)
+    log_y: bool = False
+    commits: tuple = ()  # per run (or None): the commit, where the folder's README names it and the run does not
+
+
+README = "(the folder's README)"
+PLOTS = [
+    Plot("ch05_scans_h100", ("h100-2026-11-26/bench_apps_after_split.json",),
+         ("ch05_scan_then_propagate", "ch05_reduce_then_scan", "ch07_lookback", "cub", "copy")),
+    Plot("ch07_lookback_h200_h100",
+         ("h200-2026-11-26/one_wave_tile/scan_cub301.json", "h100-2026-11-26/one_wave_tile/scan_cub301.json"),
+         ("ch07_lookback", "cub", "copy"), commits=(None, f"commit b73e181 {README}")),
+    Plot("ch07_two_cubs_h100",
+         ("h100-2026-11-26/two_sided_storage/bench_scan_cub301.json",
+          "h100-2026-11-26/two_sided_storage/bench_scan_cub350.json"),
+         ("ch07_lookback", "cub", "copy")),
+    Plot("ch08_compaction_h200_h100",
+         ("h200-2026-11-27/apps_a0fada4/ch08.json", "h100-2026-11-27/apps_d415497/ch08.json"),
+         ("ch08_select_if_single_pass", "ch08_partition_if_single_pass", "cub_select_if", "cub_partition_if", "copy"),
+         commits=(f"commit a0fada4 {README}", f"commit d415497 {README}")),
+    Plot("ch09_onesweep_h200_h100",
+         ("h200-2026-11-27/ch09_full_tiles_window/ch09.json", "h100-2026-11-27/ch09_full_tiles_window/ch09.json"),
+         ("ch09_onesweep_sort_keys", "ch09_onesweep_sort_pairs", "cub_radix_sort_keys", "cub_radix_sort_pairs", "copy"),
+         log_y=True, commits=(f"commit 672c65b {README}", f"commit 672c65b {README}")),
+    Plot("ch10_segmented_h200_h100",
+         ("h200-2026-11-27/apps_a0fada4/ch10.json", "h100-2026-11-27/apps_d415497/ch10.json"),
+         ("ch10_segmented_scan", "cub_inclusive_sum_by_key", "copy"),
+         commits=(f"commit a0fada4 {README}", f"commit d415497 {README}")),
+    # The two-tile kernel at every size against chapter 07's: where they cross (2^23) is where the
+    # scan object (ch11_async_copy) now stages; in these runs it still staged from 2^25.
+    Plot("ch11_scan_h200_h100",
+         ("h200-2026-11-27/scan_tables_after_polls/scan_cub350.json",
+          "h100-2026-11-27/ch11_two_tiles/scan_cub301.json"),
+         ("ch11_two_tiles", "ch07_lookback", "cub", "copy"), commits=(f"commit c4fdd72 {README}", None)),
+]
+
+
+class NoMatplotlib(RuntimeError):
+    """The plots cannot be drawn here (the ctest is then skipped, exit 77)."""
+
+
+def plot_module():
+    """bench/plot.py, or NoMatplotlib."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import matplotlib  # noqa: F401
+        import plot
+    except ImportError as e:
+        raise NoMatplotlib(f"the plots need matplotlib (Debian package python3-matplotlib): {e}") from None
+    return plot
+
+
+def draw_plots(into, plots=None, measurements=MEASUREMENTS):
+    """Draws every plot into INTO; returns {name: path of its new SVG}."""
+    plot = plot_module()
+    made = {}
+    for p in PLOTS if plots is None else plots:
+        out = Path(into) / f"{p.name}.svg"
+        try:
+            runs = [plot.load_run(measurements / r) for r in p.runs]
+            plot.draw(runs, out, list(p.types), list(p.rows), commits=list(p.commits) or None, log_y=p.log_y)
+        except (plot.RunError, plot.UsageError) as e:
+            raise RuntimeError(f"plot {p.name}: {e}") from None
+        made[p.name] = out
+    return made
+
+
+def svg_meta_texts(path):
+    """(the matplotlib version named in the SVG's metadata, its dc:source, every text in order)."""
+    root = ET.parse(path).getroot()
+    creator = source = ""
+    texts = []
+    for e in root.iter():
+        tag = e.tag.rsplit("}", 1)[-1]
+        if tag == "source":
+            source = e.text or ""
+        elif tag == "title" and (e.text or "").startswith("scanlab bench/plot.py"):
+            creator = e.text
+        elif tag == "text":
+            texts.append("".join(e.itertext()))
+    return creator, source, texts
+
+
+def check_plots(plots_dir, made):
+    """Compares the committed plots with new drawings; returns the problems found."""
+    problems = []
+    if plots_dir.is_dir():
+        for p in sorted(plots_dir.iterdir()):
+            if p.name not in {f"{name}.svg" for name in made}:
+                problems.append(f"plots/{p.name}: not made by any row of PLOTS in book/figures.py")
+    for name, new in sorted(made.items()):
+        old = plots_dir / f"{name}.svg"
+        if not old.is_file():
+            problems.append(f"plots/{name}.svg: missing")
+            continue
+        if old.read_bytes() == new.read_bytes():
+            continue
+        try:
+            (creator, source, texts), (new_creator, new_source, new_texts) = svg_meta_texts(old), svg_meta_texts(new)
+        except ET.ParseError as e:
+            problems.append(f"plots/{name}.svg: not a well-formed SVG ({e})")
+            continue
+        if creator == new_creator:
+            problems.append(f"plots/{name}.svg: stale, a new drawing differs (its runs, its row of PLOTS or "
+                            f"bench/plot.py changed; diff it with {new})")
+        elif source != new_source:
+            problems.append(f"plots/{name}.svg: drawn from other data than its runs hold now "
+                            f"(here: {source}; now: {new_source})")
+        elif texts != new_texts:
+            problems.append(f"plots/{name}.svg: its texts are not those of a new drawing "
+                            f"({first_difference(texts, new_texts)})")
+    return problems
+
+
+def plots_main(check_only, plots_dir, keep):
+    tmp = tempfile.mkdtemp(prefix="scanlab-plots-")
+    try:
+        made = draw_plots(tmp)
+        if not check_only:
+            plots_dir.mkdir(parents=True, exist_ok=True)
+            for name, new in sorted(made.items()):
+                old = plots_dir / f"{name}.svg"
+                if not (old.is_file() and old.read_bytes() == new.read_bytes()):
+                    print(f"{'updated' if old.is_file() else 'added'} {old.relative_to(ROOT)}")
+                    shutil.copyfile(new, old)
+            for p in sorted(plots_dir.iterdir()):
+                if p.name not in {f"{name}.svg" for name in made}:
+                    print(f"removed {p.relative_to(ROOT)} (no row of PLOTS makes it)")
+                    p.unlink()
+            print(f"figures: {len(made)} plots in {plots_dir}")
+            return 0
+        problems = check_plots(plots_dir, made)
+        if not problems:
+            print(f"figures: all {len(made)} plots in {plots_dir} are what a new drawing of their runs gives")
+            return 0
+        for p in problems:
+            print(f"figures: {p}", file=sys.stderr)
+        print("figures: run ./lab figures to draw them again, look at the result, and commit it", file=sys.stderr)
+        keep = True
+        return 1
+    except NoMatplotlib as e:
+        print(f"figures: {e}", file=sys.stderr)
+        return 77
+    except RuntimeError as e:
+        print(f"figures: {e}", file=sys.stderr)
+        return 1
+    finally:
+        if keep:
+            print(f"figures: the new plots are in {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--viz", required=True, help="the scanlab-viz program (build/cpu/bin/scanlab-viz)")
+    ap.add_argument("--viz", help="the scanlab-viz program (build/cpu/bin/scanlab-viz)")
+    ap.add_argument("--plots", action="store_true",
+                    help="the plots of measured runs instead (book/docs/figures/plots/; needs no --viz)")
     ap.add_argument("--check", action="store_true",
                     help="remake the figures in a temporary folder and fail when the committed ones differ")
     ap.add_argument("--figures", type=Path, default=FIGURES_DIR, help="the figures folder (default: %(default)s)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (to diff a stale figure)")
     a = ap.parse_args()
+    if a.plots:
+        return plots_main(a.check, a.figures / "plots", a.keep)
+    if not a.viz:
+        ap.error("--viz is needed for the diagrams (or --plots for the plots)")
     tmp = tempfile.mkdtemp(prefix="scanlab-figures-")
     try:
         made = regenerate(a.viz, tmp)
