@@ -15,6 +15,7 @@
 #include <scanlab/tuning.hpp>
 
 #include "harness.hpp"
+#include "plot_exec.hpp"
 #include "registry.hpp"
 #include "report.hpp"
 #include "tune.hpp"
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
   cfg.algorithms = all_names;
   std::vector<std::string> size_list;
   int min_log2 = 16, max_log2 = 28, step_log2 = 2;
-  std::string csv_path, json_path;
+  std::string csv_path, json_path, plot_path;
   bool list_rows = false;
   bool tune = false;
   std::string tune_file = scanlab::tuning_file_path();
@@ -94,6 +95,10 @@ int main(int argc, char** argv) {
   app.add_option("--device", cfg.device, "CUDA device ordinal (default 0)");
   app.add_option("--csv", csv_path, "write the rows as CSV");
   app.add_option("--json", json_path, "write the rows and the run's metadata as JSON");
+  app.add_option("--plot", plot_path,
+                 "draw the run into this SVG (bench/plot.py, matplotlib): GB/s against n per type, the copy and "
+                 "the CUB rows beside the rows asked for (also shown in the table); the run's JSON goes to --json, "
+                 "or beside the SVG (FILE.json)");
   app.add_flag("--list", list_rows, "list the rows and exit");
   app.add_flag(
       "--tune", tune,
@@ -114,8 +119,18 @@ int main(int argc, char** argv) {
     // (none: each chapter is tuned at its own sizes)
     if (!tune_own_sizes) cfg.sizes = resolve_sizes(size_list, min_log2, max_log2, step_log2);
     if (cfg.types.empty() || cfg.algorithms.empty()) throw UsageError("--types and --algorithms need a value");
+    if (!plot_path.empty()) {
+      if (plot_path.size() < 5 || plot_path.compare(plot_path.size() - 4, 4, ".svg") != 0)
+        throw UsageError("--plot " + plot_path + ": the plot is an SVG; name it FILE.svg");
+      if (tune) throw UsageError("--tune writes a tuning file, not a run to plot; it takes no --plot");
+      if (const std::string why = plot_unavailable(); !why.empty())
+        throw UsageError("--plot: " + why + "; write the run with --json and draw it with ./lab plot");
+      if (json_path.empty()) json_path = json_beside(plot_path);
+      add_plot_baselines(reg, cfg.algorithms);
+    }
     check_writable(csv_path, "--csv");
     check_writable(json_path, "--json");
+    check_writable(plot_path, "--plot");
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
@@ -168,6 +183,11 @@ int main(int argc, char** argv) {
     if (!json_path.empty()) {
       write_json(json_path, cfg, meta, method, legend, result.rows, result.fatal);
       std::printf("wrote %s\n", json_path.c_str());
+    }
+    if (!plot_path.empty() && draw_run(json_path, plot_path) != 0) {
+      std::fprintf(stderr, "scanlab_bench: the plot failed (above); the run is in %s: ./lab plot %s --out %s\n",
+                   json_path.c_str(), json_path.c_str(), plot_path.c_str());
+      return 1;
     }
     return (failed > 0 || !result.fatal.empty()) ? 1 : 0;
   } catch (const std::exception& e) {  // CudaError outside any row, or a file that cannot be written

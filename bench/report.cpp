@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_commit.hpp"  // SCANLAB_BENCH_COMMIT, written at build time by bench/commit.cmake
+
 namespace scanlab::bench {
 namespace {
 
@@ -164,6 +166,10 @@ void write_json(const std::string& path, const Config& cfg, const DeviceMeta& me
                 const std::vector<Measurement>& rows, const std::string& fatal) {
   nlohmann::json j;
   j["tool"] = "scanlab_bench";
+  // The commit the bench was built from ("-dirty": with changes to tracked files), which the plots'
+  // captions name; null outside a git checkout.
+  const std::string commit = SCANLAB_BENCH_COMMIT;
+  j["commit"] = commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(commit);
   j["device"] = {
       {"name", meta.name},
       {"compute_capability", std::to_string(meta.cc_major) + "." + std::to_string(meta.cc_minor)},
