@@ -50,6 +50,7 @@
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
 
+#include "index_checks.cuh"
 #include "onesweep.cuh"
 #include "onesweep_tile.cuh"
 
@@ -183,7 +184,9 @@ __device__ inline TwoDigits two_digits_of_pass(const unsigned* pass_digits) {
 // What one launch of a pass is given. It sorts keys [begin, end) of keys_in by the digit at `shift`
 // into keys_out, at bins[d] + ... for digit d. The last tile writes next_bins (when not null): bins
 // plus this launch's counts, the bins of the next portion. pass_histogram holds the whole input's
-// count of each digit in this pass. `words` and `ticket` are zero before the launch.
+// count of each digit in this pass. `words` and `ticket` are zero before the launch. For the checks
+// of checking builds (index_checks.cuh): n, the keys of all portions; first_bins, the bins of the
+// pass's first portion (with pass_histogram, where each digit's keys end); fault, the record.
 template <class Key, class Value>
 struct OnesweepPass {
   const Key* keys_in;
@@ -198,6 +201,9 @@ struct OnesweepPass {
   unsigned* words;
   unsigned* ticket;
   scanlab::single_pass::PollSchedule polls;
+  std::size_t n;
+  const unsigned* first_bins;
+  unsigned long long* fault;
 };
 
 // One tile of a pass: steps 1 to 6 above. kFull: the tile holds TILE_ITEMS keys, as every tile of a
@@ -293,7 +299,15 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   } else {
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
-      const unsigned p = rank_in_warp(digit(j), s.warp_counts[warp], s.warp_match[warp]);
+      unsigned p = rank_in_warp(digit(j), s.warp_counts[warp], s.warp_match[warp]);
+      if constexpr (kCheckIndices) {
+        if (digit(j) != kNoDigit && p >= static_cast<unsigned>(valid)) {
+          record_index_fault(pass.fault, IndexFault::rank_in_warp, tile, static_cast<unsigned long long>(warp),
+                             static_cast<unsigned long long>(lane), static_cast<unsigned long long>(j), digit(j), p,
+                             static_cast<unsigned long long>(valid));
+          p = 0;  // a place in the tile: the sort stops after this launch anyway
+        }
+      }
       if (digit(j) != kNoDigit) s.exchange.keys[p] = keys[j];
       if constexpr (kPairs) place[j] = p;
     }
@@ -311,6 +325,15 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   // 5. look back, one thread per digit
   if (d_mine < kOnesweepDigits) {
     const unsigned before = look_back_digit(desc, tile, count, pass.polls);
+    if constexpr (kCheckIndices) {  // at most the earlier tiles' keys, and within the digit's keys
+      const unsigned long long earlier = static_cast<unsigned long long>(tile) * Shape::TILE_ITEMS;
+      const unsigned long long digit_end =
+          static_cast<unsigned long long>(pass.first_bins[d_mine]) + pass.pass_histogram[d_mine];
+      if (before > earlier || pass.bins[d_mine] + static_cast<unsigned long long>(before) + count > digit_end) {
+        record_index_fault(pass.fault, IndexFault::look_back, tile, d_mine, count, before, earlier, pass.bins[d_mine],
+                           digit_end);
+      }
+    }
     const unsigned first = pass.bins[d_mine] + before;  // where the tile's first key of digit d goes
     s.out_base[d_mine] = first - start[0];              // minus its place in the sorted tile
     if (pass.next_bins != nullptr && tile_begin + Shape::TILE_ITEMS >= pass.end) pass.next_bins[d_mine] = first + count;
@@ -324,7 +347,14 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
     const int p = k * THREADS + static_cast<int>(threadIdx.x);
     if (kFull || p < valid) {
       const Key key = s.exchange.keys[p];
-      const unsigned o = s.out_base[RadixKey<Key>::digit(key, pass.shift)] + static_cast<unsigned>(p);
+      unsigned o = s.out_base[RadixKey<Key>::digit(key, pass.shift)] + static_cast<unsigned>(p);
+      if constexpr (kCheckIndices) {
+        if (o >= pass.n) {
+          record_index_fault(pass.fault, IndexFault::onesweep_place, tile, static_cast<unsigned long long>(p),
+                             RadixKey<Key>::digit(key, pass.shift), o, pass.n);
+          o = 0;  // a position in the output: the sort stops after this launch anyway
+        }
+      }
       pass.keys_out[o] = key;
       if constexpr (kPairs) out[k] = o;
     }
@@ -403,6 +433,7 @@ struct OnesweepWorkspace {
   scanlab::DeviceBuffer<unsigned> histograms;   // pass x digit
   scanlab::DeviceBuffer<unsigned> bins;         // pass x portion x digit
   scanlab::DeviceBuffer<unsigned> descriptors;  // the ticket, then one portion's tiles x 256 words
+  IndexFaultRecord fault;                       // checking builds: a bad position a kernel found
 };
 
 namespace detail {
@@ -454,6 +485,7 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
       SCANLAB_CUDA_CHECK(
           cudaMemsetAsync(ws.descriptors.data(), 0, (1 + tiles * kOnesweepDigits) * sizeof(unsigned), s));
       const scanlab::single_pass::PollSchedule polls = scanlab::single_pass::polls_for_grid(ws.polls, tiles, resident);
+      const unsigned* first_bins = ws.bins.data() + static_cast<std::size_t>(pass) * ws.portions * kOnesweepDigits;
       const OnesweepPass<Key, Value> args{from_keys,
                                           keys[to],
                                           from_values,
@@ -466,10 +498,14 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
                                           ws.histograms.data() + static_cast<std::size_t>(pass) * kOnesweepDigits,
                                           ws.descriptors.data() + 1,
                                           ws.descriptors.data(),
-                                          polls};
+                                          polls,
+                                          n,
+                                          first_bins,
+                                          ws.fault.device()};
       onesweep_pass_kernel<Shape, Key, Value, kPairs>
           <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(args);
       SCANLAB_CHECK_LAUNCH();
+      ws.fault.throw_if_faulted(s);
     }
     from_keys = keys[to];
     from_values = values[to];

@@ -26,6 +26,7 @@
 // By its path, in quotes: the emulator's translator rewrites the kernels of quoted includes only,
 // and it searches the including file's folder and the chapter's folders, not common/include.
 #include "../../common/include/scanlab/device_scan.cuh"  // by path: the emulator build translates it
+#include "index_checks.cuh"
 #include "radix_sort.cuh"
 
 namespace ch09 {
@@ -40,19 +41,42 @@ struct ZeroBitFlags {
 };
 
 // One thread a key: key i (and its value) goes to the position your split_destination gives it.
+// In checking builds (index_checks.cuh) a position past the output stops the sort with a message
+// about it instead of being written.
 // --8<-- [start:split_scatter_kernel]
 template <bool kPairs>
 __global__ void split_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
                                      const std::uint32_t* values_in, std::uint32_t* values_out, const unsigned* f,
-                                     std::size_t n, int bit) {
+                                     std::size_t n, int bit, unsigned long long* fault) {
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::uint32_t key = keys_in[i];
   const std::size_t d = split_destination(f, n, i, key, bit);
+  if constexpr (kCheckIndices) {
+    if (d >= n) {
+      record_index_fault(fault, IndexFault::split_destination, i, d, n, key, static_cast<unsigned long long>(bit), f[i],
+                         f[n]);
+      return;
+    }
+  }
   keys_out[d] = key;
   if (kPairs) values_out[d] = values_in[i];
 }
 // --8<-- [end:split_scatter_kernel]
+
+// Checking builds: whether a block-wide split by `bit` left the tile split (every key whose bit is
+// clear before every key whose bit is set); thread t looks at the slot boundaries it owns.
+__device__ inline void check_tile_split(const std::uint32_t* keys, int bit, unsigned long long* fault) {
+  for (int k = 0; k < kSortItems; ++k) {
+    const int p = static_cast<int>(threadIdx.x) * kSortItems + k;
+    if (p == 0) continue;
+    if (((keys[p - 1] >> bit) & 1u) > ((keys[p] >> bit) & 1u)) {
+      record_index_fault(fault, IndexFault::tile_not_split, blockIdx.x, static_cast<unsigned long long>(bit),
+                         static_cast<unsigned long long>(p), keys[p - 1], keys[p]);
+      return;
+    }
+  }
+}
 
 // table[d * tiles + b] = how many keys of tile b have digit d.
 template <class Dummy = void>
@@ -73,25 +97,36 @@ __global__ void tile_digit_histogram_kernel(const std::uint32_t* keys, std::size
 // One digit pass: tile b loads its keys, sorts them locally by the digit at `shift` with kDigitBits
 // block-wide splits (your block_split_by_bit), and writes each key of the sorted tile to its global
 // position (your scatter_destination). Consecutive threads write consecutive keys of the sorted
-// tile: mostly runs of consecutive addresses, one per digit.
+// tile: mostly runs of consecutive addresses, one per digit. In checking builds (index_checks.cuh)
+// a tile that a split left unsplit, or a position past the output, stops the sort with a message.
 // --8<-- [start:tile_sort_scatter_kernel]
 template <bool kPairs>
 __global__ void tile_sort_scatter_kernel(const std::uint32_t* keys_in, std::uint32_t* keys_out,
                                          const std::uint32_t* values_in, std::uint32_t* values_out, std::size_t n,
-                                         int shift, const unsigned* digit_offsets, std::size_t tiles) {
+                                         int shift, const unsigned* digit_offsets, std::size_t tiles,
+                                         unsigned long long* fault) {
   __shared__ LocalSortStorage s;
   const int valid = load_sort_tile<kPairs>(keys_in, values_in, n, s);
   int src = 0;
   for (int b = 0; b < kDigitBits; ++b) {
     block_split_by_bit<kPairs>(s, src, shift + b);
     src = 1 - src;
+    if constexpr (kCheckIndices) check_tile_split(s.keys[src], shift + b, fault);
   }
   find_digit_starts(s, src, shift);
   for (int r = 0; r < kSortItems; ++r) {
     const int p = r * kSortThreads + static_cast<int>(threadIdx.x);
     if (p >= valid) continue;  // the padding keys are the last ones of the sorted tile
     const std::uint32_t key = s.keys[src][p];
-    const std::size_t dest = scatter_destination(digit_offsets, tiles, blockIdx.x, digit_of(key, shift), p, s);
+    const unsigned d = digit_of(key, shift);
+    const std::size_t dest = scatter_destination(digit_offsets, tiles, blockIdx.x, d, p, s);
+    if constexpr (kCheckIndices) {
+      if (dest >= n) {
+        record_index_fault(fault, IndexFault::scatter_destination, blockIdx.x, d, static_cast<unsigned long long>(p),
+                           dest, n, s.digit_start[d], tiles);
+        continue;
+      }
+    }
     keys_out[dest] = key;
     if (kPairs) values_out[dest] = s.values[src][p];
   }
@@ -118,6 +153,7 @@ struct RadixSortWorkspace {
   scanlab::DeviceBuffer<std::uint32_t> values_alt;
   scanlab::DeviceBuffer<unsigned> scan_out;  // the split's f, or the digit table
   scanlab::DeviceBuffer<unsigned> partials;
+  IndexFaultRecord fault;  // checking builds: a bad position a kernel found (index_checks.cuh)
 };
 
 namespace detail {
@@ -139,8 +175,9 @@ void split_pass(const std::uint32_t* keys_in, std::uint32_t* keys_out, const std
                                  n + 1, ws.partials.data(), scanlab::Plus<unsigned>{}, /*inclusive=*/false, s);
   const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
   split_scatter_kernel<kPairs>
-      <<<blocks, 256, 0, s>>>(keys_in, keys_out, values_in, values_out, ws.scan_out.data(), n, bit);
+      <<<blocks, 256, 0, s>>>(keys_in, keys_out, values_in, values_out, ws.scan_out.data(), n, bit, ws.fault.device());
   SCANLAB_CHECK_LAUNCH();
+  ws.fault.throw_if_faulted(s);
 }
 
 template <bool kPairs>
@@ -152,8 +189,9 @@ void digit_pass(const std::uint32_t* keys_in, std::uint32_t* keys_out, const std
   SCANLAB_CHECK_LAUNCH();
   scanlab::device_exclusive_scan(table, table, kDigits * tiles, ws.partials.data(), scanlab::Plus<unsigned>{}, s);
   tile_sort_scatter_kernel<kPairs><<<static_cast<unsigned>(tiles), kSortThreads, 0, s>>>(
-      keys_in, keys_out, values_in, values_out, n, shift, table, tiles);
+      keys_in, keys_out, values_in, values_out, n, shift, table, tiles, ws.fault.device());
   SCANLAB_CHECK_LAUNCH();
+  ws.fault.throw_if_faulted(s);
 }
 
 // Runs passes over bits [0, 32) in steps of `bits`. The first pass reads the input; then the passes
