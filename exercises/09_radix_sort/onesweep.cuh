@@ -25,13 +25,14 @@ namespace ch09 {
 // ---------------------------------------------------------------------------------------------
 
 // Tile t's count of digit d and its status (X, A or P as in chapter 07) live in ONE 32-bit word,
-// words[t * 256 + d]: the status in the top 2 bits, the count in the low 30. One aligned 32-bit
-// store or load is single-copy atomic, so, as with chapter 07's fused descriptors, a reader sees
-// the whole old word or the whole new one and no fence is needed. 256 counters per tile at 4 bytes
-// each are 1 KiB per tile; 30 bits hold counts below 2^30, so the host sorts at most 2^28 keys per
-// launch (a "portion"; CUB does the same).
-// (kCountBits and kCountMask are in onesweep_tile.cuh.) The look-back of
-// scanlab/single_pass/lookback.cuh reads any descriptor with this publish/read.
+// the d-th of tile t's 256 consecutive words (the tiles' words one after another from `words`):
+// the status in the top 2 bits, the count in the low kCountBits = 30 (onesweep_tile.cuh). X is 0,
+// so the host's memset makes every word X. One aligned 32-bit store or load is single-copy atomic,
+// so, as with chapter 07's fused descriptors, a reader sees the whole old word or the whole new one
+// and no fence is needed. 256 counters per tile at 4 bytes each are 1 KiB per tile; 30 bits hold
+// counts below 2^30, so the host sorts at most 2^28 keys per launch (a "portion"; CUB does the
+// same). The look-back of scanlab/single_pass/lookback.cuh reads any descriptor with this
+// publish/read.
 struct DigitCountDescriptors {
   unsigned* words;  // tiles x 256, zero (X) before the launch
   unsigned digit;   // the digit this thread publishes and looks back for
@@ -39,9 +40,9 @@ struct DigitCountDescriptors {
   // --8<-- [start:digit_descriptors]
   __device__ void publish(unsigned tile, scanlab::single_pass::Status status, unsigned count) {
     // BEGIN TODO
-    // TODO(student): store ONE 32-bit word at words[tile * 256 + digit]: the status in the top 2
-    //   bits (kCountBits = 30 up), the count in the low 30, with a volatile store
-    //   (scanlab::single_pass::store_volatile) so that other blocks see it.
+    // TODO(student): afterwards tile `tile`'s word of this digit holds `status` and `count` (count
+    //   < 2^30), laid out as above, written by ONE store that other blocks see while this kernel
+    //   runs (a volatile store: the library's store_volatile).
     (void)tile;
     (void)status;
     (void)count;
@@ -50,9 +51,9 @@ struct DigitCountDescriptors {
 
   __device__ scanlab::single_pass::Status read(long long pred, unsigned& count) const {
     // BEGIN TODO
-    // TODO(student): load predecessor pred's word for this digit with ONE volatile load
-    //   (scanlab::single_pass::load_volatile), leave its count (the low 30 bits, kCountMask) in
-    //   `count` and return its status (the top 2 bits).
+    // TODO(student): from ONE load of tile pred's word of this digit that sees other blocks' stores
+    //   (volatile: the library's load_volatile), return the word's status and leave its count, and
+    //   nothing else, in `count`.
     (void)pred;
     count = 0;
     return scanlab::single_pass::kPrefix;  // a placeholder: "no keys before", right only for tile 0
@@ -75,9 +76,9 @@ struct DigitCountDescriptors {
 // part in no count, and its result is not used.
 //
 // The lanes with the same digit ("peers") meet in warp_match[digit] (256 words of the warp, zero
-// between calls): every lane sets its bit there with an atomic OR, and after a __syncwarp the word
-// holds all of them. The lowest peer, the leader, moves the counter on by the number of peers and
-// clears the word for the next item. (CUB's BlockRadixRankMatch can do the same with
+// between calls): every lane sets its bit there with an atomic OR, and once all have, the word
+// holds all of them. One peer, the leader, speaks for them all: it moves the counter on by the
+// number of peers and clears the word for the next item. (CUB's BlockRadixRankMatch can do the same with
 // WARP_MATCH_ATOMIC_OR, or find the peers with 8 ballots, one per bit of the digit; measured on an
 // H100, the two are about as fast here: the book's chapter 09, "Onesweep on an H100".)
 // A pass in which at most two digits occur in the whole input does not call this function: the
@@ -87,12 +88,11 @@ __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, u
   const bool valid = digit < kOnesweepDigits;
   const unsigned me = 1u << scanlab::lane_id();
   // BEGIN TODO
-  // TODO(student): find this lane's peers (the lanes of the warp with the same digit) through
-  //   warp_match[digit] (atomicOr, then __syncwarp); let the lowest peer read the counter, move it
-  //   on by the number of peers and clear the word; give every peer the old counter (__shfl_sync
-  //   from the leader) and add the peers in lower lanes. Every lane of the warp must reach every
-  //   __syncwarp and __shfl_sync, valid or not, and every lane must have read its word before a
-  //   leader clears it.
+  // TODO(student): return this lane's place (the contract above); afterwards warp_counts[digit] is
+  //   past this item's keys of the digit and warp_match[digit] is zero. A lane's shared-memory
+  //   writes reach the other lanes only across a __syncwarp: the word must hold every peer's bit
+  //   before anyone reads it, and every peer must have read it before it is cleared. Every lane
+  //   of the warp, valid or not, reaches every __syncwarp and __shfl_sync.
   (void)me;
   (void)warp_match;
   return valid ? warp_counts[digit] : 0;  // wrong on purpose: every peer gets the same place
@@ -114,11 +114,11 @@ __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, u
 __device__ inline unsigned look_back_digit(DigitCountDescriptors desc, unsigned tile, unsigned count,
                                            scanlab::single_pass::PollSchedule polls) {
   // BEGIN TODO
-  // TODO(student): tile 0 has nothing before it. Any other tile: chapter 07's serial look-back
-  //   over this digit's descriptors (scanlab::single_pass::lookback_window<unsigned,
-  //   kLookBackWindow> with `desc`, scanlab::Plus<unsigned>{} and `polls`; lookback_serial<unsigned>
-  //   gives the same answer, more slowly) gives the keys of this digit in all earlier tiles;
-  //   publish this tile's inclusive count (P) and return the earlier tiles' count.
+  // TODO(student): return the keys of this digit in the tiles before `tile`, and leave this tile's
+  //   word of the digit at P with the keys of the digit in the tiles up to and including this one.
+  //   Tile 0 has nothing before it, and the kernel published its P already. The library's
+  //   look-backs (scanlab/single_pass/lookback.cuh) walk any descriptors with a read like yours;
+  //   use a window of kLookBackWindow and these `polls`.
   (void)desc;
   (void)tile;
   (void)count;

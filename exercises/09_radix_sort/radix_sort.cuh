@@ -29,15 +29,19 @@ namespace ch09 {
 // 1. The split primitive, device-wide: a scan of flags and a scatter
 // ---------------------------------------------------------------------------------------------
 
-// f = exclusive scan of the flags "bit `bit` of key i is 0" (n + 1 values, f[n] = all false keys).
-// A false key i goes to f[i], a true key to i - f[i] + total_falses: after all the false keys, in
-// order, because i - f[i] is the number of true keys before i. The given split_scatter_kernel
-// (chapters/09_radix_sort/radix_sort_dispatch.cuh) writes key i, and its value, where this says.
+// The split by bit `bit` puts every key whose bit is 0 (a "false" key) before every key whose bit
+// is 1 (a "true" key), each side in input order.
+//   In:  f, the exclusive scan of the flags "bit `bit` of key j is 0": f[j] is the number of false
+//        keys before key j, for j = 0 .. n (n + 1 values); i < n; key, the key at i; bit < 32.
+//   Out: where key i goes, below n. The false keys take the first places in input order, the true
+//        keys the places after them in input order: no two keys share a place.
+// The given split_scatter_kernel (chapters/09_radix_sort/radix_sort_dispatch.cuh) writes key i, and
+// its value, there.
 // --8<-- [start:split_scatter]
 __device__ __forceinline__ std::size_t split_destination(const unsigned* f, std::size_t n, std::size_t i,
                                                          std::uint32_t key, int bit) {
   // BEGIN TODO
-  // TODO(student): the position of key i in the split (see above). f holds n + 1 values.
+  // TODO(student): key i's place in the split (the contract above).
   (void)f;
   (void)n;
   (void)key;
@@ -51,20 +55,21 @@ __device__ __forceinline__ std::size_t split_destination(const unsigned* f, std:
 // 2. Radix sort by 4-bit digits: tile histograms, a scan of them, local sort and scatter
 // ---------------------------------------------------------------------------------------------
 
-// One block-wide split of the tile in s.keys[src] (and values) by bit `bit` into s.keys[1 - src].
-// Thread t owns the kSortItems consecutive slots t * kSortItems ... . Stable on both sides. The
-// given count_false_keys counts the false keys (bit `bit` is 0) of every thread and scans the
-// counts across the block.
+// One block-wide split of the tile by bit `bit`, the device-wide split's contract inside a tile.
+//   In:  the tile in s.keys[src] (and, with kPairs, s.values[src]); thread t owns the kSortItems
+//        consecutive slots from t * kSortItems on. The given count_false_keys has counted the false
+//        keys (bit `bit` is 0): falses_before_me in the slots before this thread's first,
+//        total_falses in the whole tile.
+//   Out: s.keys[1 - src] (and s.values[1 - src]) holds every key of the tile once, the false keys
+//        first, each side in the order of the slots; each value beside its key.
 // --8<-- [start:block_split]
 template <bool kPairs>
 __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
   unsigned total_falses;  // the tile's false keys
   const unsigned falses_before_me = count_false_keys(s, src, bit, total_falses);
   // BEGIN TODO
-  // TODO(student): the same split inside the block: write each of my keys (and, with kPairs, its
-  //   value) from s.keys[src] to its place in s.keys[1 - src], stably. My first slot is
-  //   threadIdx.x * kSortItems; falses_before_me counts the false keys (bit `bit` is 0) in the
-  //   slots before it, total_falses those of the tile.
+  // TODO(student): write each of this thread's keys (and values) to its place in the split tile
+  //   (the contract above).
   (void)falses_before_me;
   (void)total_falses;
   // END TODO
@@ -72,18 +77,22 @@ __device__ void block_split_by_bit(LocalSortStorage& s, int src, int bit) {
 }
 // --8<-- [end:block_split]
 
-// The global position of the key at sorted local position p of tile `tile`, whose digit is d:
-//   digit_offsets[d * tiles + tile]  (keys of digit d in all earlier tiles, plus all smaller digits)
-//   + its rank among the tile's keys of digit d (its local position - where digit d starts).
+// The global position of a key of a tile sorted by the digit.
+//   In:  digit_offsets, the exclusive scan of the digit table: kDigits x tiles counts, digit-major
+//        (every tile's count of digit 0, tile by tile, then every tile's count of digit 1, ...; the
+//        given tile_digit_histogram_kernel writes it), so an entry counts the keys of all smaller
+//        digits and the keys of its digit in the tiles before its tile; tile < tiles; d, the key's
+//        digit; p, its place in the sorted tile; s.digit_start[d], where the run of digit d's keys
+//        starts in the sorted tile.
+//   Out: a position below n. The keys of digit d follow the keys of all smaller digits and those of
+//        digit d in earlier tiles, in their order in the tile: every key gets its own position.
 // Called by the given tile_sort_scatter_kernel (chapters/09_radix_sort/radix_sort_dispatch.cuh),
 // which sorts the tile in s by the digit, then writes every key of it to this position.
 // --8<-- [start:scatter_destination]
 __device__ inline std::size_t scatter_destination(const unsigned* digit_offsets, std::size_t tiles, std::size_t tile,
                                                   unsigned d, int p, const LocalSortStorage& s) {
   // BEGIN TODO
-  // TODO(student): the global position described above. digit_offsets holds the exclusive scan of
-  //   the digit-major table (entry d * tiles + tile); s.digit_start[d] is where digit d starts in
-  //   the sorted tile. Add in std::size_t.
+  // TODO(student): the key's global position (the contract above).
   (void)digit_offsets;
   (void)tiles;
   (void)d;
