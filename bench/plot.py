@@ -224,12 +224,16 @@ def draw(runs: list[Run], out: Path, types: list[str] | None = None, rows: list[
         "grid.linewidth": 0.6,
         "legend.frameon": False,
     }):
-        width = max(6.4, 4.6 * ncols)
-        chars = int((width - 0.95) * 72 / (7.5 * 0.6))
+        width = max(6.0, 3.7 * ncols + 0.6)  # inches: about the book's column at 96 dpi for two charts
+        chars = int((width - 0.95) * 72 / (8 * 0.6))
         caption = caption_lines(runs, commits or [None] * len(runs), chars)
-        legend_rows = math.ceil(len(styles) / 2)
+        # The legend: its rows in pairs (a row beside its CUB row) when every CUB row has its own.
+        order = [r for r in legend if any(p.run.series.get((r, p.type)) for p in panels if r in p.rows)]
+        paired = all(styles[r].dashed for r in order[1::2] if r != COPY_ROW) and len(order) > 3
+        ncol = 2 if paired or ncols == 1 else min(4, len(order))
+        legend_rows = math.ceil(len(order) / ncol)
         head, axes_h, under = 0.45, 3.0 * nrows + 0.75 * (nrows - 1), 0.6
-        legend_h, caption_h = 0.24 * legend_rows + 0.15, 0.17 * len(caption) + 0.1
+        legend_h, caption_h = 0.24 * legend_rows + 0.15, 0.18 * len(caption) + 0.1
         height = head + axes_h + under + legend_h + caption_h
         fig, axes = plt.subplots(nrows, ncols, figsize=(width, height), sharey="row", squeeze=False)
         fig.subplots_adjust(left=0.75 / width, right=1 - 0.2 / width, top=1 - head / height,
@@ -285,14 +289,11 @@ def draw(runs: list[Run], out: Path, types: list[str] | None = None, rows: list[
             else:
                 for ax in shown:
                     ax.set_ylim(0, max(values) * 1.04)
-        order = [r for r in legend if r in handles]
-        paired = all(styles[r].dashed for r in order[1::2] if r != COPY_ROW) and len(order) > 3
-        ncol = 2 if paired or ncols == 1 else min(4, len(order))
         entries, labels = row_major([handles[r] for r in order], order, ncol)
         fig.legend(entries, labels, loc="upper center", ncol=ncol,
                    bbox_to_anchor=(0.5, (legend_h + caption_h) / height), fontsize=9, handlelength=3.2,
                    columnspacing=2.0)
-        fig.text(0.75 / width, (caption_h - 0.05) / height, "\n".join(caption), fontsize=7.5, va="top",
+        fig.text(0.75 / width, (caption_h - 0.05) / height, "\n".join(caption), fontsize=8, va="top",
                  ha="left", color="#333333", linespacing=1.5)
         if title:
             fig.suptitle(title, x=0.75 / width, ha="left", fontsize=11)
