@@ -355,13 +355,15 @@ def main():
     tmp = tempfile.mkdtemp(prefix="scanlab-figures-")
     try:
         made = regenerate(a.viz, tmp)
+        traces = regenerate_traces(a.viz, tmp)
         if not a.check:
             update(a.figures, made)
+            update_traces(a.figures / "traces", traces)
             print(f"figures: {len(made)} figures in {a.figures}")
             return 0
-        problems = check(a.figures, made)
+        problems = check(a.figures, made) + check_traces(a.figures / "traces", traces)
         if not problems:
-            print(f"figures: all {len(made)} figures in {a.figures} are what a new run draws")
+            print(f"figures: all {len(made)} figures and {len(traces)} traces in {a.figures} are what a new run draws")
             return 0
         for p in problems:
             print(f"figures: {p}", file=sys.stderr)
@@ -376,6 +378,63 @@ def main():
             print(f"figures: the new files are in {tmp}", file=sys.stderr)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# The traces the book's step-through players play (visualizer/player/; book/hooks/player.py embeds
+# book/docs/figures/traces/NAME.jsonl where a chapter page names it). Each is the trace file of a
+# scanlab-viz run, checked like a DOT source: byte for byte what a new run records. A run with the
+# same arguments as a row of FIGURES is not made twice: regenerate() left its files in run{i}/.
+TRACES = [
+    # (scanlab-viz arguments, the trace file the run writes, name)
+    ("01 --input 3,1,7,0,4,1,6,3", "steps.jsonl", "ch01_steps"),
+    ("02 --solution --input 3,1,7,0,4,1,6,3", "trace.jsonl", "ch02_blelloch"),
+    ("03 --solution", "banks.jsonl", "ch03_banks"),
+    ("05 --solution", "trace.jsonl", "ch05_scan_then_propagate"),
+    ("07 --solution", "trace.jsonl", "ch07_fig6"),
+]
+
+
+def regenerate_traces(viz, into):
+    """{name: path of the new trace} for every row of TRACES, after regenerate(viz, into)."""
+    made = {}
+    figure_args = [args for args, _ in FIGURES]
+    for args, file, name in TRACES:
+        out = Path(into) / f"run{figure_args.index(args)}" if args in figure_args else None
+        if out is None or not (out / file).is_file():
+            out = Path(into) / f"trace_{name}"
+            run_viz(viz, args, out)
+        if not (out / file).is_file():
+            raise RuntimeError(f"{name}: scanlab-viz {args} did not write {file}")
+        made[name] = out / file
+    return made
+
+
+def check_traces(traces_dir, made):
+    problems = []
+    for name, new in sorted(made.items()):
+        old = traces_dir / f"{name}.jsonl"
+        if not old.is_file():
+            problems.append(f"traces/{name}.jsonl: missing")
+        elif old.read_bytes() != new.read_bytes():
+            problems.append(f"traces/{name}.jsonl: stale, a new run records something else (diff it with {new})")
+    for p in sorted(traces_dir.iterdir()) if traces_dir.is_dir() else []:
+        if p.name not in {f"{name}.jsonl" for name in made}:
+            problems.append(f"traces/{p.name}: not made by any row of TRACES in book/figures.py")
+    return problems
+
+
+def update_traces(traces_dir, made):
+    traces_dir.mkdir(parents=True, exist_ok=True)
+    for name, new in sorted(made.items()):
+        old = traces_dir / f"{name}.jsonl"
+        if not (old.is_file() and old.read_bytes() == new.read_bytes()):
+            print(f"{'updated' if old.is_file() else 'added'} {old.relative_to(ROOT)}")
+            shutil.copyfile(new, old)
+    for p in sorted(traces_dir.iterdir()):
+        if p.name not in {f"{name}.jsonl" for name in made}:
+            print(f"removed {p.relative_to(ROOT)} (no row of TRACES makes it)")
+            p.unlink()
 
 
 if __name__ == "__main__":

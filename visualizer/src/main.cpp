@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <sys/wait.h>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -53,6 +54,8 @@ struct Options {
   bool exclusive = false;   // chapter 05
   unsigned max_blocks = 2;  // chapter 05, reduce-then-scan
   bool solution = false;    // run the reference solution, not the exercise
+  std::string program;      // run this build of the chapter program instead (--program)
+  bool schedule_given = false;  // chapter 07: --schedule on the command line
 };
 
 // The program a chapter's diagrams come from: the student's build of chapters/NN_slug/main.cu (from
@@ -114,9 +117,9 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-// Runs a program of the emulator build; prints the command first, like lab does.
-void run_program(const std::string& program, const std::vector<std::string>& args) {
-  const std::string path = std::string(SCANLAB_VIZ_EMU_BIN_DIR) + "/" + program;
+// Runs a program of the emulator build (or --program); prints the command first, like lab does.
+void run_program(const std::string& program, const std::vector<std::string>& args, const Options& o) {
+  const std::string path = o.program.empty() ? std::string(SCANLAB_VIZ_EMU_BIN_DIR) + "/" + program : o.program;
   if (!fs::exists(path)) {
     throw std::runtime_error("'" + path + "' is not built (cmake --build --preset cpu --target " + program + "_emu)");
   }
@@ -164,6 +167,23 @@ void chapter01(const Options& o, const std::string& out) {
   std::cout << "chapter 01: " << in.size() << " values, " << rows.size() - 1 << " steps; inclusive scan: ";
   for (long long x : cur) std::cout << x << " ";
   std::cout << "\n";
+  // The same rows as a trace (book/docs/traces.md), for the step-through player (lab viz 01 --html).
+  const std::string trace_path = out + "/steps.jsonl";
+  std::ofstream trace(trace_path);
+  trace << nlohmann::json{{"type", "meta"}, {"format", "scanlab-trace"}, {"version", 1},
+                          {"chapter", "01_hillis_steele"}, {"computed", true}, {"kind", "inclusive"},
+                          {"n", in.size()}}
+               .dump()
+        << "\n";
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    trace << nlohmann::json{{"type", "array"}, {"seq", k}, {"label", "step"}, {"step", k}, {"block", 0},
+                            {"thread", 0}, {"elem", "int64"}, {"count", rows[k].size()}, {"values", rows[k]}}
+                 .dump()
+          << "\n";
+  }
+  trace << nlohmann::json{{"type", "end"}, {"records", rows.size()}, {"dropped", 0}, {"truncated", 0}}.dump() << "\n";
+  if (!trace) throw std::runtime_error("cannot write " + trace_path);
+  report({trace_path});
   report(scanlab::viz::write_and_render(scanlab::viz::hillis_steele_steps(rows, in.size()), out, "steps"));
 }
 
@@ -173,7 +193,8 @@ void chapter02(const Options& o, const std::string& out) {
     const std::vector<long long> in = input_values(o);
     if (in.size() > 64) throw std::invalid_argument("at most 64 values fit a readable diagram");
     trace_path = out + "/trace.jsonl";
-    run_program(program_of(o, "02_blelloch", true), {"--input", join(in), "--trace", trace_path, "-q"});
+    fs::remove(trace_path);  // a trace of an earlier run must not pass for this one's
+    run_program(program_of(o, "02_blelloch", true), {"--input", join(in), "--trace", trace_path, "-q"}, o);
   }
   const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
   if (trace.meta.value("chapter", "") != "02_blelloch") {
@@ -203,8 +224,9 @@ void chapter03(const Options& o, const std::string& out) {
   if (trace_path.empty()) {
     const int n = o.n_given ? o.n : 2048;  // the tree's middle levels need a full tile to conflict
     trace_path = out + "/banks.jsonl";
+    fs::remove(trace_path);
     run_program(program_of(o, "03_bank_conflicts", false),
-                {"-n", std::to_string(n), "--bank-report", trace_path, "-q"});
+                {"-n", std::to_string(n), "--bank-report", trace_path, "-q"}, o);
   }
   const scanlab::viz::Trace report_trace = scanlab::viz::read_trace(trace_path);
   report(scanlab::viz::write_and_render(scanlab::viz::bank_levels_table(report_trace), out, "bank_levels"));
@@ -241,7 +263,8 @@ void chapter05(const Options& o, const std::string& out) {
     if (o.exclusive) args.push_back("--exclusive");
     // Few blocks, so that a block owns several tiles and carries its prefix from one to the next.
     if (o.algorithm == "reduce-then-scan") args.insert(args.end(), {"--max-blocks", std::to_string(o.max_blocks)});
-    run_program(program_of(o, "05_multi_block", true), args);
+    fs::remove(trace_path);
+    run_program(program_of(o, "05_multi_block", true), args, o);
   }
   const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
   if (trace.meta.value("chapter", "") != "05_multi_block") {
@@ -274,8 +297,24 @@ void chapter07(Options o, const std::string& out) {
     trace_path = out + "/trace.jsonl";
     o.lookback.n = o.n_given ? o.n : 1024;
     o.lookback.seed = o.seed;
-    run_program(program_of(o, "07_decoupled_lookback", true),
-                scanlab::viz::lookback_program_args(o.lookback, trace_path));
+    fs::remove(trace_path);
+    const std::string program = program_of(o, "07_decoupled_lookback", true);
+    try {
+      run_program(program, scanlab::viz::lookback_program_args(o.lookback, trace_path), o);
+    } catch (const std::runtime_error&) {
+      if (o.schedule_given) throw;
+    }
+    // The Fig. 6 script orders every protocol step; code that never takes one of them (a tile that
+    // never publishes P) leaves the later steps waiting, and the run ends without a trace. What
+    // that code does is still worth seeing: record it again without a script.
+    if (!fs::exists(trace_path) && !o.schedule_given && o.lookback.schedule == "fig6") {
+      std::cerr << "scanlab-viz: the scripted order of Fig. 6 could not finish with this code (a step it waits "
+                   "for never came: see above); recording the run again under the emulator's in-order "
+                   "schedule, 8 tiles of 64\n";
+      o.lookback.schedule = "in-order";
+      o.lookback.n = o.n_given ? o.n : 512;
+      run_program(program, scanlab::viz::lookback_program_args(o.lookback, trace_path), o);
+    }
   }
   report(scanlab::viz::draw_lookback(trace_path, o.at, out));
 }
@@ -317,11 +356,15 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 8u))
       ->capture_default_str();
   app.add_option("--resident", o.lookback.resident, "chapter 07: resident block slots on the emulator (0: default)");
+  app.add_option("--program", o.program,
+                 "run this build of the chapter's program (e.g. one you compiled with lab sim's scanlab-emucc) "
+                 "instead of the one the lab built");
   app.add_flag("--solution", o.solution,
                "draw the reference solution's run (default: your exercise's, built from exercises/)");
   scanlab::run_cli(app, argc, argv);  // exit code 2 on a bad argument, as the chapter programs
   o.n_given = app.count("--n") > 0;
   o.algorithm_given = app.count("--algorithm") > 0;
+  o.schedule_given = app.count("--schedule") > 0;
   try {
     int nn = -1;
     try {

@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""The trace player (visualizer/player/) in headless Chromium, driven by Selenium.
+
+For each committed reference trace (book/docs/figures/traces/) the test makes the self-contained
+page (make_player.py, as `./lab viz NN --html` does), steps it, and compares what the page draws
+(every element with data-key, its data-value and data-mark) with an independent replay of the
+trace (visualizer/player/replay.py). It checks the controls (buttons, slider, keys, play), that a
+wrong result is marked, that a broken trace gives a message, that no page logs a console error or
+asks the network for anything, and with --site the book's chapter pages that embed the player. It
+keeps screenshots of a few steps in --screenshots for a person to look at.
+
+  test_player.py [--site BUILT_STUDENT_BOOK] [--screenshots DIR] [--trace EXTRA.jsonl ...]
+
+Exits 77 (ctest: skipped) without Selenium or Chromium's driver (Debian: python3-selenium,
+chromium, chromium-driver).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import json
+import shutil
+import sys
+import subprocess
+import tempfile
+import threading
+import time
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "visualizer" / "player"))
+import make_player  # noqa: E402
+import replay  # noqa: E402
+
+TRACES = ROOT / "book" / "docs" / "figures" / "traces"
+PAGES = {  # the book's pages that embed a player, and the trace each plays
+    "chapters/01-hillis-steele/index.html": "ch01_steps",
+    "chapters/02-blelloch/index.html": "ch02_blelloch",
+    "chapters/03-bank-conflicts/index.html": "ch03_banks",
+    "chapters/05-multi-block/index.html": "ch05_scan_then_propagate",
+    "chapters/07-decoupled-lookback/index.html": "ch07_fig6",
+}
+# What chapter 07's page says of the paper's Fig. 6 run (flags, then inclusive prefixes).
+FIG6_TEXT = "P A A P A P X A | 2 4 - 8 - 12 - -"
+SKIP = 77
+ARGS = None
+
+try:
+    from selenium import webdriver
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+except ImportError:  # reported by main()
+    webdriver = None
+
+
+def chrome():
+    options = Options()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size=1280,1000", "--no-first-run", "--disable-extensions",
+                 "--disable-background-networking",
+                 "--proxy-server=127.0.0.1:9"):  # nothing listens there: a request off this machine fails
+        # (loopback is not proxied: the book's pages come from a server on it, see test_book_pages)
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    return webdriver.Chrome(options=options)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # the test's output is the tests', not the server's
+        pass
+
+
+class PlayerTest(unittest.TestCase):
+    driver = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="scanlab-player-"))
+        cls.driver = chrome()
+        cls.shots = Path(ARGS.screenshots) if ARGS.screenshots else cls.tmp / "screenshots"
+        cls.shots.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.driver:
+            cls.driver.quit()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    # ---- helpers --------------------------------------------------------------------------
+
+    def page(self, name, trace_text, sources=None):
+        path = self.tmp / f"{name}.html"
+        path.write_text(make_player.standalone(trace_text, sources, name), encoding="utf-8")
+        return path
+
+    def load(self, path):
+        self.driver.get_log("browser")  # forget what earlier pages logged
+        self.driver.get_log("performance")
+        self.driver.get(path.resolve().as_uri())
+
+    def quiet(self, where, server=None):
+        """No console error, and no request but for file: and data: URLs (and the server's own)."""
+        errors = [e["message"] for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
+        self.assertEqual(errors, [], f"{where}: console errors")
+        asked = []
+        for entry in self.driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                url = message["params"]["request"]["url"]
+                if not url.startswith(("file:", "data:", "about:", "blob:") + ((server,) if server else ())):
+                    asked.append(url)
+        self.assertEqual(asked, [], f"{where}: network requests")
+
+    def player(self, root=".scanlab-player"):
+        return self.driver.find_element(By.CSS_SELECTOR, root)
+
+    def position(self):
+        return int(self.player().get_attribute("data-position"))
+
+    def go(self, k):
+        """Moves the slider to k, as a reader dragging it does (an input event)."""
+        self.driver.execute_script(
+            "const s = document.querySelector('.sp-slider'); s.value = arguments[0];"
+            "s.dispatchEvent(new Event('input'));", k)
+        self.assertEqual(self.position(), k)
+
+    def drawn(self):
+        """({data-key: data-value}, {data-key: data-mark}) of the player's picture."""
+        items = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('.sp-view [data-key]'))"
+            ".map(e => [e.dataset.key, e.dataset.value, e.dataset.mark || null]);")
+        return {k: v for k, v, _ in items}, {k: m for k, _, m in items if m}
+
+    def assert_replayed(self, text, k, where):
+        want_values, want_marks = replay.expected(text, k)
+        values, marks = self.drawn()
+        self.assertEqual(values, want_values, f"{where}, event {k}: the values drawn")
+        self.assertEqual(marks, want_marks, f"{where}, event {k}: the marks drawn")
+
+    def shot(self, name):
+        self.driver.save_screenshot(str(self.shots / f"{name}.png"))
+
+    def trace(self, name):
+        return (TRACES / f"{name}.jsonl").read_text(encoding="utf-8")
+
+    # ---- the tests ------------------------------------------------------------------------
+
+    def test_every_trace_replays_as_python_says(self):
+        names = [p.stem for p in sorted(TRACES.glob("*.jsonl"))]
+        self.assertEqual(sorted(names), sorted(PAGES.values()), "the committed traces")
+        for name in names + [Path(t).stem for t in ARGS.trace]:
+            path = TRACES / f"{name}.jsonl" if name in names else Path(next(t for t in ARGS.trace if Path(t).stem == name))
+            text = path.read_text(encoding="utf-8")
+            with self.subTest(trace=name):
+                self.load(self.page(name, text))
+                n = len(replay.steps(text))
+                self.assertEqual(self.player().get_attribute("data-state"), "ready")
+                self.assertEqual(int(self.player().get_attribute("data-steps")), n)
+                for k in sorted({0, 1, n // 3, n // 2, (2 * n) // 3, n - 1}):
+                    self.go(k)
+                    self.assert_replayed(text, k, name)
+                    self.assertTrue(self.driver.find_element(By.CSS_SELECTOR, ".sp-text").text.strip(),
+                                    f"{name}, event {k}: no words for the event")
+                self.quiet(name)
+                self.go(n // 2)
+                self.shot(f"{name}_event{n // 2}")
+
+    def test_fig6_step_34_is_the_papers_figure(self):
+        text = self.trace("ch07_fig6")
+        meta, _, _ = replay.parse(text)
+        seqs = [e["seq"] for e in replay.steps(text)]
+        k = seqs.index(meta["fig6_seq"])
+        self.assertEqual(meta["fig6_seq"], 34, "chapter 07's page speaks of step 34")
+        self.assertEqual(replay.lookback_text(text, k), FIG6_TEXT)
+        self.load(self.page("ch07_fig6", text, make_player.source_index(
+            ["solutions/07_decoupled_lookback", "chapters/07_decoupled_lookback"])))
+        self.go(k)
+        self.assert_replayed(text, k, "ch07 fig6")
+        values, _ = self.drawn()
+        flags = " ".join(values[f"flag/{t}"] for t in range(8))
+        prefixes = " ".join(values[f"inclusive/{t}"] for t in range(8))
+        self.assertEqual(f"{flags} | {prefixes}", FIG6_TEXT)
+        words = self.driver.find_element(By.CSS_SELECTOR, ".sp-text").text
+        self.assertIn("Tile 7 reads tile 6: X", words)
+        source = self.driver.find_element(By.CSS_SELECTOR, ".sp-source").text
+        self.assertIn("decoupled_lookback.cuh", source)
+        self.assertIn("probe.on_read", source)
+        self.shot("ch07_fig6_step34")
+        self.quiet("ch07 fig6")
+
+    def test_controls(self):
+        text = self.trace("ch07_fig6")
+        events = replay.steps(text)
+        last = len(events) - 1
+        self.load(self.page("ch07_controls", text))
+        click = lambda cls: self.driver.find_element(By.CSS_SELECTOR, cls).click()  # noqa: E731
+        self.assertEqual(self.position(), 0)
+        click(".sp-forward")
+        click(".sp-forward")
+        self.assertEqual(self.position(), 2)
+        click(".sp-back")
+        self.assertEqual(self.position(), 1)
+        click(".sp-last")
+        self.assertEqual(self.position(), last)
+        click(".sp-first")
+        self.assertEqual(self.position(), 0)
+        keys = lambda *k: self.player().send_keys(*k)  # noqa: E731
+        keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, Keys.ARROW_RIGHT)
+        self.assertEqual(self.position(), 3)
+        keys(Keys.ARROW_LEFT)
+        self.assertEqual(self.position(), 2)
+        keys(Keys.END)
+        self.assertEqual(self.position(), last)
+        keys(Keys.HOME)
+        self.assertEqual(self.position(), 0)
+        # the next "flag" event, with the button and with the key n
+        flags = [i for i, e in enumerate(events) if e["label"] == "flag"]
+        self.driver.execute_script("document.querySelector('.sp-label-select').value = 'flag';")
+        click(".sp-next-label")
+        self.assertEqual(self.position(), flags[0])
+        keys("n")
+        self.assertEqual(self.position(), flags[1])
+        # the next event of tile 5, with the button and with the key t
+        tile5 = [i for i, e in enumerate(events) if e["step"] == 5]
+        self.driver.execute_script("document.querySelector('.sp-tile-input').value = '5';")
+        click(".sp-first")
+        click(".sp-next-tile")
+        self.assertEqual(self.position(), tile5[0])
+        keys("t")
+        self.assertEqual(self.position(), tile5[1])
+        # the slider, from the keyboard: End takes it to the last event
+        self.driver.find_element(By.CSS_SELECTOR, ".sp-slider").send_keys(Keys.END)
+        self.assertEqual(self.position(), last)
+        # play from the start, then pause: it moves on by itself, and stops
+        click(".sp-first")
+        self.driver.execute_script("document.querySelector('.scanlab-player').dataset.interval = '40';")
+        click(".sp-play")
+        deadline = time.monotonic() + 5
+        while self.position() < 5 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        keys(" ")
+        stopped = self.position()
+        self.assertGreaterEqual(stopped, 5, "play did not move on")
+        time.sleep(0.3)
+        self.assertEqual(self.position(), stopped, "pause did not stop it")
+        self.assert_replayed(text, stopped, "ch07 after play")
+        self.quiet("controls")
+
+    def test_a_wrong_result_is_marked(self):
+        # chapter 02: one value of the stored result changed
+        lines = self.trace("ch02_blelloch").splitlines()
+        i = next(i for i, line in enumerate(lines) if '"type":"result"' in line)
+        result = json.loads(lines[i])
+        result["values"][5] += 1
+        lines[i] = json.dumps(result)
+        text = "\n".join(lines) + "\n"
+        self.load(self.page("ch02_wrong", text))
+        last = len(replay.steps(text)) - 1
+        self.go(last)
+        self.assert_replayed(text, last, "ch02 wrong result")
+        _, marks = self.drawn()
+        self.assertEqual([k for k, m in marks.items() if m == "wrong"], [f"row/{last}/5"])
+        self.shot("ch02_wrong_result")
+        # chapter 07: tile 3 publishes an inclusive prefix one too large
+        out = []
+        for line in self.trace("ch07_fig6").splitlines():
+            e = json.loads(line)
+            if e.get("label") == "value" and e["step"] == 3 and e["fields"][0] == 2:
+                e["fields"][1] += 1
+                e["value"] += 1
+            out.append(json.dumps(e))
+        text = "\n".join(out) + "\n"
+        self.load(self.page("ch07_wrong", text))
+        last = len(replay.steps(text)) - 1
+        self.go(last)
+        self.assert_replayed(text, last, "ch07 wrong prefix")
+        _, marks = self.drawn()
+        self.assertEqual(marks.get("inclusive/3"), "wrong")
+        self.quiet("wrong results")
+
+    def test_a_broken_trace_says_so(self):
+        good = self.trace("ch07_fig6")
+        cases = {
+            "empty": ("", "empty"),
+            "version": (good.replace('"version":1', '"version":7', 1), "version 7"),
+            "not_a_trace": ('{"hello": 1}\n', "not a scanlab-trace"),
+            "cut_mid_line": (good[: len(good) // 2], "cut short"),
+            "no_end_line": ("\n".join(good.splitlines()[:-1]) + "\n", "cut short"),
+            "no_events": (good.splitlines()[0] + "\n" + good.splitlines()[-1] + "\n", "no events"),
+            "chapter_04": (good.replace('"chapter":"07_decoupled_lookback"', '"chapter":"04_warp"', 1),
+                           "no view for chapter"),
+        }
+        for name, (text, says) in cases.items():
+            with self.subTest(case=name):
+                self.load(self.page(f"broken_{name}", text))
+                messages = " ".join(e.text for e in self.driver.find_elements(By.CSS_SELECTOR, ".sp-message"))
+                self.assertIn(says, messages)
+                if name.startswith(("cut", "no_end")):  # what was read still plays
+                    self.assertEqual(self.player().get_attribute("data-state"), "ready")
+                else:
+                    self.assertEqual(self.player().get_attribute("data-state"), "error")
+                self.quiet(name)
+        self.load(self.page("broken_cut_mid_line", cases["cut_mid_line"][0]))
+        self.shot("broken_trace_cut_short")
+
+    def test_book_pages(self):
+        """The five chapter pages, from a server on this machine as a reader's browser gets them
+        (from file://, the theme's search cannot load its index, which is not the player's doing)."""
+        if not ARGS.site:
+            self.skipTest("no --site (the built student edition of the book)")
+        handler = functools.partial(QuietHandler, directory=str(ARGS.site))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        try:
+            self.book_pages(base)
+        finally:
+            server.shutdown()
+            server.server_close()
+
+    def book_pages(self, base):
+        for rel, name in PAGES.items():
+            with self.subTest(page=rel):
+                page = Path(ARGS.site) / rel
+                self.assertTrue(page.is_file(), f"{page} was not built")
+                self.driver.get_log("browser")
+                self.driver.get_log("performance")
+                self.driver.get(base + rel)
+                root = self.player()
+                self.assertEqual(root.get_attribute("data-state"), "ready", rel)
+                text = self.trace(name)
+                k = int(root.get_attribute("data-position"))
+                self.assert_replayed(text, k, rel)
+                self.player().send_keys(Keys.ARROW_RIGHT)
+                self.assert_replayed(text, min(k + 1, len(replay.steps(text)) - 1), rel)
+                source = self.driver.find_element(By.CSS_SELECTOR, ".sp-source").text
+                self.assertNotIn("solutions/", source, "the student edition names no solution file")
+                self.quiet(rel, base)
+                self.driver.execute_script("arguments[0].scrollIntoView();", root)
+                self.shot("book_" + rel.split("/")[1])
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--site", help="the built student edition of the book (its chapter pages are checked)")
+    ap.add_argument("--screenshots", help="where to keep the screenshots (default: a temporary folder)")
+    ap.add_argument("--trace", action="append", default=[], help="one more trace to replay and compare")
+    ARGS, rest = ap.parse_known_args()
+    if webdriver is None:
+        print("test_player: SKIPPED: Selenium is not installed (Debian: python3-selenium)")
+        return SKIP
+    try:
+        chrome().quit()
+    except WebDriverException as e:
+        print(f"test_player: SKIPPED: no headless Chromium to drive (Debian: chromium, chromium-driver): "
+              f"{str(e).splitlines()[0]}")
+        return SKIP
+    result = unittest.main(argv=[sys.argv[0], "-v"] + rest, exit=False).result
+    if ARGS.screenshots:
+        print(f"test_player: screenshots in {ARGS.screenshots}")
+    return 0 if result.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
