@@ -91,14 +91,14 @@ TEST_CASE("block scans of float32 match a float64 reference within the length-de
   }
 }
 
-TEST_CASE("block scans keep operand order in both sweeps: non-commutative affine maps over uint32" *
+TEST_CASE("block scans keep operand order in both sweeps and clear the root to the identity: affine maps" *
           doctest::description("points: 15")) {
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
     check_block_all_sizes(kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
   }
 }
 
-TEST_CASE("block scans pad the tile with the monoid's identity: running max of int32 (INT32_MIN)" *
+TEST_CASE("block scans start the down-sweep from the identity: running max of int32 (INT32_MIN)" *
           doctest::description("points: 5")) {
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
     check_block_all_sizes(kind, Max<std::int32_t>{}, random_ints, std::int32_t{-3});

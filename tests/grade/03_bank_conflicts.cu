@@ -106,7 +106,7 @@ void check_bank_degree(const std::vector<int>& slots, const char* access) {
 // ---- the padding itself ---------------------------------------------------------------------
 
 TEST_CASE("padded slots are distinct, increasing, and fit the launch's shared memory" *
-          doctest::description("points: 5")) {
+          doctest::description("points: 10")) {
   const PaddedLayout padded = padded_layout();
   const int m = kMaxBlockScan;
   for (int i = 1; i < m; ++i) {
@@ -150,7 +150,7 @@ TEST_CASE("padded slots of warp 0 hit no bank more than twice at any tree level 
 
 // ---- the scan is still right -----------------------------------------------------------------
 
-TEST_CASE("padded block exclusive scan of int32 equals the oracle, n = 1..2048" * doctest::description("points: 10")) {
+TEST_CASE("padded block exclusive scan of int32 equals the oracle, n = 1..2048" * doctest::description("points: 15")) {
   check_block_all_sizes(ScanKind::exclusive, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
 }
 
@@ -161,7 +161,7 @@ TEST_CASE("padded block inclusive scans: int32, float32 and running max" * docte
 }
 
 TEST_CASE("padded block scans keep operand order: non-commutative affine maps over uint32" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 15")) {
   for (const ScanKind kind : {ScanKind::exclusive, ScanKind::inclusive}) {
     check_block_all_sizes(kind, AffineCompose<std::uint32_t>{}, random_affines, kConstantAffine);
   }
@@ -222,7 +222,7 @@ std::vector<PhaseWorst> bank_degrees_per_level(const char* layout, bool& records
 }  // namespace
 
 TEST_CASE("emulator: the padded kernel is at most 2-way at every tree level; chapter 02's layout is not" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 15")) {
   const int levels = 11;  // log2(2048)
   bool records = false;
   bool padded_ok = false;

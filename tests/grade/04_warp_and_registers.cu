@@ -230,7 +230,7 @@ TEST_CASE("block scans of 1 to 32 warps: every thread gets the right prefix and 
 // ---- items per thread --------------------------------------------------------------------------
 
 TEST_CASE("items-per-thread tile scans of int32 equal the oracle for tiles of 1024 to 8192" *
-          doctest::description("points: 20")) {
+          doctest::description("points: 15")) {
   for (const int tile : kItemsTiles) {
     for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
       check_items(tile, kind, Plus<std::int32_t>{}, random_ints, std::int32_t{7});
@@ -250,7 +250,7 @@ TEST_CASE("items-per-thread scans keep operand order (affine), pad with the iden
 }
 
 TEST_CASE("block and items scans work in place and from pointers that are not 16-byte aligned" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 10")) {
   using Op = Plus<std::int32_t>;
   const int tile = 2048;
   for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {

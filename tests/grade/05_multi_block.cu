@@ -185,12 +185,12 @@ bool check_scan_far(Algo algo, ScanKind kind, std::size_t n, std::size_t first) 
 // ---- every size around the tiles ----------------------------------------------------------------
 
 TEST_CASE("scan-then-propagate of int32 is one scan of the whole array at every tile boundary" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 20")) {
   check_boundaries<std::int32_t>(Algo::scan_then_propagate, Plus<std::int32_t>{}, 0, 100);
 }
 
 TEST_CASE("reduce-then-scan of int32 is one scan of the whole array at every tile boundary" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 20")) {
   check_boundaries<std::int32_t>(Algo::reduce_then_scan, Plus<std::int32_t>{}, 0, 200);
   INFO("grid capped at 3 blocks: every block carries its prefix across several tiles");
   check_boundaries<std::int32_t>(Algo::reduce_then_scan, Plus<std::int32_t>{}, 3, 300);
@@ -199,7 +199,7 @@ TEST_CASE("reduce-then-scan of int32 is one scan of the whole array at every til
 // ---- carries across many blocks, in any order, keeping operand order ------------------------
 
 TEST_CASE("carries reach every block: affine maps (not commutative) over 3 to 1000+ blocks, any block order" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 20")) {
   using Op = AffineCompose<std::uint32_t>;
   using T = Affine<std::uint32_t>;
   for_each_block_order([] {
@@ -250,7 +250,7 @@ TEST_CASE("both algorithms scan uint32, int64, uint64, float32, int32 into int64
 
 // ---- in place, large and random sizes ------------------------------------------------------------
 
-TEST_CASE("in place, and random sizes up to 10^7, for both algorithms" * doctest::description("points: 10")) {
+TEST_CASE("in place, and random sizes up to 10^7, for both algorithms" * doctest::description("points: 15")) {
   scanlab::Rng rng(scanlab::test_seed(600));
   std::uint64_t stream = 600;
   for (const Algo algo : {Algo::scan_then_propagate, Algo::reduce_then_scan}) {

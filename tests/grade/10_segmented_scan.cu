@@ -251,7 +251,7 @@ TEST_CASE("the segmented operator is a monoid: identity, associativity, heads cu
 }
 
 TEST_CASE("segmented inclusive scan equals the sequential loop, across warps, tiles and blocks" *
-          doctest::description("points: 25")) {
+          doctest::description("points: 20")) {
   for_each_block_order([] {
     check_all<std::int32_t>(false, Plus<std::int32_t>{}, random_ints);
   });

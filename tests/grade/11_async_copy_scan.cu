@@ -114,7 +114,7 @@ TEST_CASE("non-commutative affine maps keep operand order across tiles" * doctes
               kConstantAffine, 900);
 }
 
-TEST_CASE("float32 sums match a float64 reference and int64 sums are exact" * doctest::description("points: 10")) {
+TEST_CASE("float32 sums match a float64 reference and int64 sums are exact" * doctest::description("points: 5")) {
   if (!check_sizes(kSmall, {kSmallTile + 1, 50001}, ScanKind::exclusive, Plus<float>{}, random_floats, kConstantFloat,
                    1000)) {
     return;
@@ -216,7 +216,7 @@ TEST_CASE("emulator: the ticket makes every dispatch order and residency safe" *
 }
 
 TEST_CASE("emulator: no thread reads a chunk before its copy has landed (race checker)" *
-          doctest::description("points: 20")) {
+          doctest::description("points: 15")) {
   EmuSettingsGuard guard;
   emu_settings()["racecheck"] = true;
   using I = std::int32_t;
