@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Tuple
 from scanlab_grade import build as building
 from scanlab_grade import report as reporting
 from scanlab_grade import sandbox as sandboxing
+from scanlab_grade import slurm, speed
 from scanlab_grade.chapters import Chapter, ManifestError, chapter_list, declared_tests, select_chapters
 from scanlab_grade.doctest_run import GradeError, TestResult, list_tests, run_tests
 
@@ -123,6 +124,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--verbose", action="store_true", help="print the build commands")
     p.add_argument("--prepare", action="store_true",
                    help="only configure the grader's build and build the checkers and the runtime")
+    speed.add_options(p)
+    slurm.add_options(p)
     a = p.parse_args(argv)
     try:
         validate(a)
@@ -168,6 +171,8 @@ def validate(a: argparse.Namespace) -> None:
         _check_output_folder("--build-dir", Path(a.build_dir))
     if a.scratch:
         _check_output_folder("--scratch", Path(a.scratch))
+    speed.validate(a, UsageError)
+    slurm.validate(a, UsageError)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -398,6 +403,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not chapters:
         say("no chapter to grade")
         return 2
+    if a.slurm:  # the submitting node: it only submits and collects (the nodes grade)
+        return slurm.main(a, chapters)
     if a.gpu and not gpu_present():
         say("--gpu: no usable GPU here (nvidia-smi -L and nvcc are needed); grade on the emulator instead")
         return 2
@@ -431,6 +438,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             build.build(chapters)
             if a.prepare:
                 say(f"the grader build in {build.dir} is ready")
+                if a.speed:
+                    speed.grade_speed(a, build, box, g, scratch_root / "student", seed)
                 return 0
             build.runners = building.RunnerCache(build, scratch_root / "runners")
             if not a.class_dir:
@@ -438,6 +447,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 g = grade_folder(build, box, exercises, str(exercises), chapters, seed, a.orders,
                                  a.timeout, a.build_timeout, scratch_root / "student")
                 text = reporting.render(g, a.report, replay_command(a, seed, a.exercises))
+            if a.slurm_task:  # one student of a class, on a Slurm node
+                return slurm.grade_task(a, build, box, chapters, seed, scratch_root)
                 if a.out:
                     Path(a.out).write_text(text)
                     say(f"wrote {a.out}: {g.score} / {g.points}")
@@ -462,7 +473,7 @@ def grade_class(a: argparse.Namespace, build: building.GraderBuild, box: sandbox
         say(f"--class: {a.class_dir} has no student folders")
         return 2
     csv_path = Path(a.csv)
-    reports_dir = Path(a.out) if a.out else csv_path.with_name(csv_path.stem + "_reports")
+    reports_dir = class_reports_dir(a)
     reports_dir.mkdir(parents=True, exist_ok=True)
     # Students are graded side by side, each in its own scratch folder: twice --jobs of them at a
     # time, so that while one waits (for a build of files another handed in too, for its last
@@ -470,16 +481,36 @@ def grade_class(a: argparse.Namespace, build: building.GraderBuild, box: sandbox
     # checkers run at once (build.slots); the limit on students only bounds the scratch space.
 
     def grade_one(k_student) -> reporting.Grade:
+    write_class(csv_path, chapters, rows, reports_dir)
+    return 0
+
+
+def class_reports_dir(a: argparse.Namespace) -> Path:
+    """Where a class's per-student reports go: --out, or a folder next to the CSV."""
+    csv_path = Path(a.csv)
+    return Path(a.out) if a.out else csv_path.with_name(csv_path.stem + "_reports")
+
+
+def grade_student(a: argparse.Namespace, build: building.GraderBuild, box: sandboxing.Sandbox,
+                  chapters: List[Chapter], seed: int, scratch: Path, student: Path,
+                  report: Path) -> reporting.Grade:
+    """Grades one student of a class and writes the student's report (--report's format)."""
+    say(f"grading {student.name!r}")
+    g = grade_folder(build, box, student, str(student), chapters, seed, a.orders, a.timeout,
+                     a.build_timeout, scratch)
+    if a.speed:
+        speed.grade_speed(a, build, box, g, scratch, seed)
+    shutil.rmtree(scratch, ignore_errors=True)
+    g.student = student.name
+    report.write_text(reporting.render(g, a.report, replay_command(a, seed, str(student))))
+    return g
+
+
+def write_class(csv_path: Path, chapters: List[Chapter], rows: List[reporting.Grade], reports_dir: Path) -> None:
+    """A class's scores: one line each on stdout, and the CSV."""
         k, student = k_student
-        say(f"grading {student.name!r}")
-        scratch = scratch_root / f"student-{k}"
-        g = grade_folder(build, box, student, str(student), chapters, seed, a.orders, a.timeout,
-                         a.build_timeout, scratch)
-        shutil.rmtree(scratch, ignore_errors=True)
-        g.student = student.name
         report = reports_dir / f"{safe_file_name(student.name)}.{EXTENSIONS[a.report]}"
-        report.write_text(reporting.render(g, a.report, replay_command(a, seed, str(student))))
-        return g
+        return grade_student(a, build, box, chapters, seed, scratch_root / f"student-{k}", student, report)
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=2 * max(1, a.jobs)) as pool:
         rows = list(pool.map(grade_one, enumerate(students)))
@@ -487,4 +518,3 @@ def grade_class(a: argparse.Namespace, build: building.GraderBuild, box: sandbox
         print(f"{g.student!r:<24} {g.score:>5} / {g.points}", flush=True)
     reporting.write_csv(csv_path, chapters, rows)
     say(f"wrote {csv_path} ({len(rows)} students) and the reports in {reports_dir}")
-    return 0

@@ -26,6 +26,9 @@ class ChapterResult:
     points: int = 0
     compile_error: str = ""
     notes: List[str] = dataclasses.field(default_factory=list)
+    # With --speed, where the chapter has a speed rubric: a speed.SpeedResult, reported beside the
+    # points and never added to them.
+    speed: object = None
 
     @property
     def score(self) -> int:
@@ -71,6 +74,8 @@ def report_text(g: Grade, replay: str) -> str:
     print("", file=out)
     for c in g.chapters:
         print(f"  {c.chapter.id:<28} {c.score:>4} / {c.points:<4}  {_status_words(c)}", file=out)
+        if c.speed is not None:
+            print(f"      {c.speed.words()}", file=out)
         if c.status == "graded":
             for t in c.tests:
                 if not t.passed:
@@ -118,6 +123,7 @@ def report_json(g: Grade) -> dict:
             "points": c.points,
             "compile_error": c.compile_error or None,
             "notes": c.notes,
+            **({"speed": c.speed.to_json()} if c.speed is not None else {}),
             "tests": [{
                 "name": t.name,
                 "points": t.points,
