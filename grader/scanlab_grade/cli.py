@@ -409,25 +409,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         say("--gpu: no usable GPU here (nvidia-smi -L and nvcc are needed); grade on the emulator instead")
         return 2
     backend = "gpu" if a.gpu else "emu"
-    box = sandboxing.probe(gpu=a.gpu)
-    if a.no_sandbox:
-        box = sandboxing.Sandbox(False, "--no-sandbox")
-    elif not box.enabled:
-        if a.class_dir:
-            say(f"the sandbox is not available: {box.reason}. Grading a class runs strangers' code; "
-                "install bubblewrap or allow user namespaces, or pass --no-sandbox to grade without it")
-            return 2
-        say(f"warning: the sandbox is not available ({box.reason}); building and running without it")
     build_dir = Path(a.build_dir).resolve() if a.build_dir else repo / "build" / "grade" / backend
     scratch_parent = Path(a.scratch or tempfile.gettempdir())
-    if box.enabled and os.geteuid() == 0:
-        closed = sandboxing.first_closed_folder([repo, build_dir, scratch_parent])
-        if closed is not None:
-            say(f"the sandbox cannot reach {closed}: as root, the grader runs every submission as a "
-                "user of its own, and that user may not pass through this folder (its mode is "
-                f"{closed.stat().st_mode & 0o777:04o}). Allow it with `chmod o+x {closed}`, or grade "
-                "from a checkout, build folder and --scratch folder that others may pass through")
-            return 2
+    # No student file is compiled without the sandbox, unless the instructor says so (--prepare
+    # compiles none: it builds only the grader's own programs).
+    try:
+        box = sandboxing.require(a.no_sandbox or a.prepare, gpu=a.gpu,
+                                 reach=[repo, build_dir, scratch_parent])
+    except sandboxing.Refused as e:
+        say(str(e))
+        return e.exit_code
+    if a.no_sandbox:
+        say("the sandbox is off (--no-sandbox): students' code runs as you, with your files and the "
+            "network in reach; every report says so")
     seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1, 10**9)
     say(f"seed {seed} (replay with --seed {seed})")
 

@@ -3,8 +3,6 @@
 # stand-in test program that writes doctest-style XML), the reports, the drift check, the mutant
 # format and the reuse of runners built from identical files (RunnerCache, with a stand-in build).
 # Run by ctest as grader_selftest:  python3 -m unittest -v test_scanlab_grade
-import contextlib
-import io
 import json
 import os
 import stat
@@ -14,6 +12,7 @@ import textwrap
 import threading
 import time
 import unittest
+import unittest.mock
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_ch
 from scanlab_grade.cli import parse_args, safe_file_name  # noqa: E402
 from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests  # noqa: E402
 from scanlab_grade.report import ChapterResult, Grade, csv_cell, render  # noqa: E402
-from scanlab_grade import cli, sandbox as sandboxing  # noqa: E402
+from scanlab_grade import sandbox as sandboxing  # noqa: E402
 
 
 class DeclaredTests(unittest.TestCase):
@@ -632,20 +631,19 @@ class SandboxUsers(unittest.TestCase):
             self.assertEqual(sandboxing.first_closed_folder([inner]), closed / "clone")
 
     @unittest.skipUnless(os.geteuid() == 0, "the grader changes users only as root")
-    def test_grading_from_a_closed_folder_stops_with_a_clear_error(self):
-        """A checkout or build folder under a folder made by `mktemp -d` used to give every
-        submission a compile error (bubblewrap, as the sandbox's user, could not reach the
-        checkout): a class of zeros. Now the grader stops before building and says what to do."""
-        if not sandboxing.probe().enabled:
-            self.skipTest("no sandbox on this machine")
-        with tempfile.TemporaryDirectory() as d:
-            build = Path(d, "build")
-            err = io.StringIO()
-            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(err):
-                status = cli.main(["--build-dir", str(build), "--chapters", "00"])
-            self.assertEqual(status, 2)
-            self.assertIn(f"chmod o+x {Path(d).resolve()}", err.getvalue())
-            self.assertEqual(list(build.iterdir()), [])  # stopped before building anything
+    def test_root_without_cap_sys_admin_refuses_a_closed_folder(self):
+        """Root's unprivileged sandbox (no CAP_SYS_ADMIN: bubblewrap in a user namespace, as the
+        sandbox's user) cannot reach a checkout under a folder made by `mktemp -d`: every
+        submission would get a compile error. require() refuses first and says what to do. (Root's
+        privileged sandbox reaches it: tests/grader/closed_folder.py.)"""
+        unprivileged = sandboxing.Sandbox(True, "", False, privileged=False)
+        with tempfile.TemporaryDirectory() as d, \
+                unittest.mock.patch.object(sandboxing, "probe", return_value=unprivileged):
+            with self.assertRaises(sandboxing.Refused) as refused:
+                sandboxing.require(False, reach=[Path(d, "build")])
+            self.assertIn(f"chmod o+x {Path(d).resolve()}", str(refused.exception))
+            Path(d).chmod(0o711)
+            self.assertIs(sandboxing.require(False, reach=[Path(d, "build")]), unprivileged)
 
 
 if __name__ == "__main__":
