@@ -10,20 +10,18 @@
 #
 # Settings from the environment (the tests use them to lay Gradescope out in a temporary folder):
 #   SCANLAB_AUTOGRADER_ROOT       Gradescope's folder (default /autograder)
+#   SCANLAB_AUTOGRADER_LAB        the lab (default: the zip's copy, ROOT/source/scanlab)
+#   SCANLAB_AUTOGRADER_SETTINGS   the assignment's settings (default: autograder.json in the lab)
 #   SCANLAB_AUTOGRADER_BUILD_DIR  the grader's build folder (default: the lab's own)
 set -euo pipefail
 
 ROOT=${SCANLAB_AUTOGRADER_ROOT:-/autograder}
-LAB="$ROOT/source/scanlab"
-chapters=$(sed -n 's/.*"chapters": *\[\([^]]*\)\].*/\1/p' "$LAB/autograder.json" | tr -d ' "')
+LAB=${SCANLAB_AUTOGRADER_LAB:-$ROOT/source/scanlab}
 
 # As root, the grader runs each submission as a user of its own, who must be able to pass through
 # every folder on the way to the lab and its build.
 chmod o+x "$ROOT" "$ROOT/source" "$LAB"
 
-args=(grade --prepare --chapters "$chapters")
-if [[ -n "${SCANLAB_AUTOGRADER_BUILD_DIR:-}" ]]; then
-  args+=(--build-dir "$SCANLAB_AUTOGRADER_BUILD_DIR")
-fi
-"$LAB/lab" "${args[@]}"
-echo "scanlab autograder: ready to grade chapters $chapters"
+# Installs the packages (python3 first, which the rest needs) and runs `lab grade --prepare` for the
+# assignment's chapters (scanlab/autograder.json), with SCANLAB_AUTOGRADER_BUILD_DIR when it is set.
+"$LAB/lab" autograder prepare

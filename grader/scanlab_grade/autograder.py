@@ -5,6 +5,7 @@
     lab autograder classroom [--chapters LIST] [--out FILE] [--check]
     lab autograder summary FOLDER [--chapters LIST]     (GitHub Classroom: the job summary)
     lab autograder full-marks REPORT.json               (GitHub Classroom: a chapter's pass/fail)
+    lab autograder prepare                              (on the platform: build the grader once)
     lab autograder run gradescope|prairielearn          (on the platform: grade the upload)
 """
 
@@ -68,6 +69,7 @@ def parse(argv: List[str]) -> argparse.Namespace:
     sm.add_argument("--chapters", metavar="LIST", help="the chapters that should have a report")
     fm = sub.add_parser("full-marks", help="exit 0 when a JSON report has every point, else 1")
     fm.add_argument("report")
+    sub.add_parser("prepare", help="on the platform: install the packages and build the assignment's grader")
     rn = sub.add_parser("run", help="on the platform: grade the upload and write results.json")
     rn.add_argument("platform", choices=sorted(common.PLATFORMS))
     return p.parse_args(argv)
@@ -98,6 +100,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if a.what == "run":
             return common.run(a.platform)
+        if a.what == "prepare":
+            return common.prepare()
         if a.what == "gradescope":
             out = Path(a.out)
             if out.is_dir():

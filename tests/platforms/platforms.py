@@ -234,12 +234,12 @@ def contained(root: Path, before: set) -> None:
 # Scenarios
 
 
-def platform_env(root: Path, build_dir: Path, lab: Optional[Path] = None) -> Dict[str, str]:
-    env = dict(os.environ, SCANLAB_AUTOGRADER_ROOT=str(root), SCANLAB_AUTOGRADER_BUILD_DIR=str(build_dir),
-               SCANLAB_NO_INSTALL="1")
-    if lab:
-        env["SCANLAB_AUTOGRADER_LAB"] = str(lab)
-    return env
+def platform_env(root: Path, build_dir: Path, settings: Path) -> Dict[str, str]:
+    """The platform's paths as settings. The lab is this checkout, not the platform's copy of it: the
+    shared grader build was configured from this checkout (its compiler script names the checkout's
+    headers), and a build of the copy would cost minutes. The assignment's settings are the copy's."""
+    return dict(os.environ, SCANLAB_AUTOGRADER_ROOT=str(root), SCANLAB_AUTOGRADER_BUILD_DIR=str(build_dir),
+                SCANLAB_AUTOGRADER_LAB=str(REPO), SCANLAB_AUTOGRADER_SETTINGS=str(settings), SCANLAB_NO_INSTALL="1")
 
 
 def unzip(zip_path: Path, into: Path) -> None:
@@ -288,21 +288,26 @@ def scenario_gradescope(work: Path, build_dir: Path) -> None:
     root = work / "autograder"
     unzip(zip_path, root / "source")
     shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")  # as Gradescope's image build does
-    env = platform_env(root, build_dir)
+    settings = root / "source" / "scanlab" / "autograder.json"
+    expect(json.loads(settings.read_text())["chapters"] == [CHAPTER], "the zip's settings name the chapter")
+    env = platform_env(root, build_dir, settings)
     p = run(["bash", str(root / "source" / "setup.sh")], env=env, cwd=root)
     expect(p.returncode == 0, "setup.sh prepares the grader (lab grade --prepare)")
     grade_cases(root, "submission", root / "run_autograder", env, check_gradescope)
-    # A grader that crashes still leaves a results.json: the lab's copy loses its grader package.
-    shutil.move(root / "source" / "scanlab" / "grader", work / "grader-away")
-    shutil.rmtree(root / "submission")
-    (root / "submission").mkdir()
-    (root / "submission" / FILE).write_text(source("solutions"))
-    p = run([str(root / "run_autograder")], env=env, cwd=root, quiet=True)
-    r = json.loads((root / "results" / "results.json").read_text())
-    crash = Case("the grader is broken", lambda u, r: None, "zero")
-    if validate(r, "gradescope-results", "the broken grader's results.json"):
-        check_score(crash, r["score"], 0)
-        expect("fault is the grader's" in r["output"], "a broken grader says the fault is the grader's")
+    # A grader that fails (`lab grade` refuses its build folder), and one that crashes before it
+    # writes anything (its settings are not JSON): each still leaves a results.json with a 0.
+    broken_settings = work / "broken.json"
+    broken_settings.write_text("{not json")
+    for what, change in (("the grader fails", {"SCANLAB_AUTOGRADER_BUILD_DIR": str(broken_settings)}),
+                         ("the adapter crashes", {"SCANLAB_AUTOGRADER_SETTINGS": str(broken_settings)})):
+        shutil.rmtree(root / "submission")
+        (root / "submission").mkdir()
+        (root / "submission" / FILE).write_text(source("solutions"))
+        p = run([str(root / "run_autograder")], env=dict(env, **change), cwd=root, quiet=True)
+        r = json.loads((root / "results" / "results.json").read_text())
+        if validate(r, "gradescope-results", f"{what}: results.json"):
+            expect(r["score"] == 0 and "fault is the grader's" in r["output"],
+                   f"{what}: a 0 that says the fault is the grader's")
 
 
 def scenario_prairielearn(work: Path, build_dir: Path) -> None:
@@ -322,7 +327,8 @@ def scenario_prairielearn(work: Path, build_dir: Path) -> None:
            "info.json.example names the entrypoint and a timeout PrairieLearn allows")
     root = work / "grade"
     root.mkdir()
-    grade_cases(root, "student", out / "grade", platform_env(root, build_dir, out / "scanlab"), check_prairielearn)
+    grade_cases(root, "student", out / "grade", platform_env(root, build_dir, out / "scanlab" / "autograder.json"),
+                check_prairielearn)
 
 
 def scenario_classroom(work: Path, build_dir: Path) -> None:

@@ -50,7 +50,8 @@ class Settings:
 
     @staticmethod
     def read(repo: Path, platform: str) -> "Settings":
-        path = repo / SETTINGS_FILE
+        """SCANLAB_AUTOGRADER_SETTINGS, else autograder.json in the lab's copy, else all chapters."""
+        path = Path(os.environ.get("SCANLAB_AUTOGRADER_SETTINGS") or repo / SETTINGS_FILE)
         if not path.is_file():  # a checkout, not a platform's copy: every chapter
             return Settings(platform, [c.id for c in chapter_list(repo)])
         data = json.loads(path.read_text())
@@ -166,6 +167,20 @@ def _run_grader(cmd: List[str], time_limit: int) -> None:
                            "and was stopped") from None
     if rc != 0:
         raise GraderFailed(f"`lab grade` ended with exit status {rc} (its messages are above)")
+
+
+def prepare() -> int:
+    """Once, where the platform builds its image: the lab's packages (lab's own install step) and
+    the grader's build of the assignment's chapters (`lab grade --prepare`)."""
+    settings = Settings.read(REPO, "")
+    cmd = [str(REPO / "lab"), "grade", "--prepare", "--chapters", ",".join(c[:2] for c in settings.chapters)]
+    if os.environ.get("SCANLAB_AUTOGRADER_BUILD_DIR"):
+        cmd += ["--build-dir", os.environ["SCANLAB_AUTOGRADER_BUILD_DIR"]]
+    print("+ " + " ".join(cmd), flush=True)
+    rc = subprocess.run(cmd, stdin=subprocess.DEVNULL).returncode
+    if rc == 0:
+        say(f"ready to grade {', '.join(settings.chapters)}")
+    return rc
 
 
 def write_json(path: Path, data: dict) -> None:
