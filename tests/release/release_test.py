@@ -14,12 +14,14 @@ small chapter range (--chapters 00-02) to keep it cheap.
                             .devcontainer/devcontainer.json parses (JSON with comments), names a
                             Debian image and runs the lab's own install step, `./lab setup`, which
                             lab has (no package list of its own, no CUDA)
-  release_test.py grade --build-dir DIR
-                            the release's grader and grading tests, with this checkout's build DIR
-                            (its runtime and checkers, built already): chapter 00's stub scores
-                            zero and the reference solution copied in scores full marks
-  release_test.py self-test the release's own `./lab test`, on a fresh clone of it (a full build of
-                            the lab: many minutes on 2 cores; what `ctest -L release_self` runs)
+  release_test.py grade     the release's grader, grading tests and build, as root in that 0700
+                            folder: chapter 00's stub scores zero and the reference solution copied
+                            in scores full marks (the grader builds its runtime in the release:
+                            about 3 minutes on 2 cores)
+  release_test.py self-test the release's own `./lab test`, as root, on a fresh clone of it in that
+                            0700 folder: the lab's own tests pass and the score is printed; then
+                            the stub and the solution graded there as above (a whole build of the
+                            lab: see tests/release/CMakeLists.txt for its time)
 
 Standard library only.
 """
@@ -179,9 +181,12 @@ def test_devcontainer(dest: Path) -> None:
           f"./lab setup installs every package of lab's lists ({sorted(listed - installed)} missing)")
 
 
-def grade(dest: Path, exercises: Path, build_dir: Path) -> dict:
+def grade(dest: Path, exercises: Path, build_dir: Path | None) -> dict:
+    """Chapter 00 of `exercises`, graded by the release's grader (its build: `build_dir`, or the
+    grader's own under the release)."""
+    build = ["--build-dir", str(build_dir)] if build_dir else []
     p = run([sys.executable, "-m", "scanlab_grade", "--chapters", "00", "--exercises", str(exercises),
-             "--build-dir", str(build_dir), "--report", "json", "--scratch", str(dest.parent)],
+             *build, "--report", "json", "--scratch", str(dest.parent)],
             cwd=dest, env={"PYTHONPATH": str(dest / "grader")}, timeout=900)
     if p.returncode != 0:
         print(p.stdout + p.stderr)
@@ -189,9 +194,13 @@ def grade(dest: Path, exercises: Path, build_dir: Path) -> dict:
     return json.loads(p.stdout)
 
 
-def test_grade(dest: Path, build_dir: Path) -> None:
+def test_grade(dest: Path, build_dir: Path | None = None) -> None:
+    t0 = time.monotonic()
     r = grade(dest, dest / "exercises", build_dir)
-    check(r["points"] > 0 and r["score"] == 0, f"the stubs score zero: {r['score']} of {r['points']}")
+    statuses = [c["status"] for c in r["chapters"]]
+    check(r["points"] > 0 and r["score"] == 0 and statuses == ["graded"],
+          f"the stub compiles and scores zero: {r['score']} of {r['points']} ({statuses}, "
+          f"{time.monotonic() - t0:.0f} s)")
     solved = dest.parent / "solved"
     shutil.copytree(dest / "exercises", solved)
     shutil.copytree(REPO / "solutions" / "00_sequential", solved / "00_sequential", dirs_exist_ok=True)
@@ -211,16 +220,14 @@ def test_self(dest: Path) -> None:
     check(p.returncode == 0, "the release's own ./lab test passes")
     check(re.search(r"100% tests passed", p.stdout) is not None, "every ctest of the release passes")
     check(re.search(r"score|Score", p.stdout) is not None, "it prints the score of the exercises")
+    test_grade(clone, clone / "build" / "cpu")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("what", choices=["tree", "devcontainer", "grade", "self-test"])
-    parser.add_argument("--build-dir", type=Path, help="grade: a build of this checkout (the grader's runtime)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and say where it is")
     a = parser.parse_args()
-    if a.what == "grade" and not a.build_dir:
-        parser.error("grade needs --build-dir")
     top = run(["git", "rev-parse", "--show-toplevel"]).stdout.strip()
     if not top or Path(top).resolve() != REPO:
         print(f"release_test: skipped: {REPO} is not a git checkout (a release is made from one)")
@@ -230,7 +237,7 @@ def main() -> int:
         t0 = time.monotonic()
         dest = make_release(parent)
         {"tree": lambda: test_tree(dest), "devcontainer": lambda: test_devcontainer(dest),
-         "grade": lambda: test_grade(dest, a.build_dir.resolve()), "self-test": lambda: test_self(dest)}[a.what]()
+         "grade": lambda: test_grade(dest), "self-test": lambda: test_self(dest)}[a.what]()
         print(f"release_test {a.what}: {time.monotonic() - t0:.0f} s in all")
     finally:
         if a.keep:
