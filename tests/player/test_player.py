@@ -74,7 +74,8 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-class PlayerTest(unittest.TestCase):
+class PlayerCase(unittest.TestCase):
+    """One headless Chromium for a class's tests, and what they share."""
     driver = None
 
     @classmethod
@@ -147,7 +148,9 @@ class PlayerTest(unittest.TestCase):
     def trace(self, name):
         return (TRACES / f"{name}.jsonl").read_text(encoding="utf-8")
 
-    # ---- the tests ------------------------------------------------------------------------
+
+
+class PlayerTest(PlayerCase):
 
     def test_every_trace_replays_as_python_says(self):
         names = [p.stem for p in sorted(TRACES.glob("*.jsonl"))]
@@ -344,12 +347,70 @@ class PlayerTest(unittest.TestCase):
                 self.shot("book_" + rel.split("/")[1])
 
 
+class NeverPublishesPTest(PlayerCase):
+    """`./lab viz 07 --html` on a look-back that never publishes P: a copy of the reference
+    solution without its P publish, compiled as lab's traced build is (scanlab-emucc with
+    SCANLAB_TRACE), recorded by scanlab-viz as `lab viz 07` records (--program points it at the
+    copy) and made into a page as --html makes it. The scripted Fig. 6 order cannot finish with
+    such code, so scanlab-viz records it again unscripted; the page must show every tile after 0
+    left at A, and every look-back walking past them all to tile 0."""
+
+    def test_tiles_left_at_a_and_look_backs_walking_past(self):
+        if not (ARGS.emucc and ARGS.viz):
+            self.skipTest("needs --emucc and --viz (the built scanlab-emucc and scanlab-viz)")
+        chapter = ROOT / "chapters" / "07_decoupled_lookback"
+        code = self.tmp / "code"
+        code.mkdir()
+        solution = (ROOT / "solutions" / "07_decoupled_lookback" / "decoupled_lookback.cuh").read_text()
+        kept = [line for line in solution.splitlines(keepends=True) if "desc.publish(tile, kPrefix" not in line]
+        self.assertEqual(len(solution.splitlines()) - len(kept), 1, "the solution's one P publish")
+        (code / "decoupled_lookback.cuh").write_text("".join(kept))
+        program = self.tmp / "ch07_never_p"
+        subprocess.run([ARGS.emucc, str(chapter / "main.cu"), "-o", str(program), "-I", str(code), "-I", str(chapter),
+                        "-DSCANLAB_TRACE=1"], check=True, timeout=600)
+        out = self.tmp / "viz"
+        run = subprocess.run([ARGS.viz, "07", "--program", str(program), "--out", str(out)],
+                             capture_output=True, text=True, timeout=300)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("could not finish", run.stderr)
+        page = out / "player.html"
+        self.assertEqual(make_player.main([str(out / "trace.jsonl"), "--out", str(page),
+                                           "--source", str(code),
+                                           "--source", "chapters/07_decoupled_lookback"]), 0)
+        text = (out / "trace.jsonl").read_text()
+        events = replay.steps(text)
+        meta, _, _ = replay.parse(text)
+        tiles = meta["tiles"]
+        self.load(page)
+        self.assertEqual(self.player().get_attribute("data-state"), "ready")
+        for k in sorted({0, len(events) // 2, len(events) - 1}):
+            self.go(k)
+            self.assert_replayed(text, k, "never P")
+        values, marks = self.drawn()
+        self.assertEqual(marks, {f"flag/{t}": "stuck" for t in range(1, tiles)})
+        for t in range(2, tiles):  # every later look-back walks past the tiles left at A, to tile 0
+            walk = [values[f"read/{t}/{i}"] for i in range(t)]
+            self.assertEqual(walk, [f"{p}:A" for p in range(t - 1, 0, -1)] + ["0:P"], f"tile {t}'s look-back")
+        self.assertIn("never publish", self.driver.find_element(By.CSS_SELECTOR, ".sp-view").text)
+        self.assertIn("decoupled_lookback.cuh", self.driver.find_element(By.CSS_SELECTOR, ".sp-source").text)
+        self.shot("ch07_never_p_end")
+        # the first read that walks past a tile at A, in words
+        k = next(i for i, e in enumerate(events) if e["label"] == "read" and e["fields"][1] == 1)
+        self.go(k)
+        self.assertRegex(self.driver.find_element(By.CSS_SELECTOR, ".sp-text").text,
+                         r"Tile \d+ reads tile \d+: A, adds -?\d+, goes on to tile \d+\.")
+        self.shot(f"ch07_never_p_event{k}")
+        self.quiet("never P")
+
+
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--site", help="the built student edition of the book (its chapter pages are checked)")
     ap.add_argument("--screenshots", help="where to keep the screenshots (default: a temporary folder)")
     ap.add_argument("--trace", action="append", default=[], help="one more trace to replay and compare")
+    ap.add_argument("--emucc", help="scanlab-emucc, to build the look-back that never publishes P")
+    ap.add_argument("--viz", help="scanlab-viz, to record that look-back's run")
     ARGS, rest = ap.parse_known_args()
     if webdriver is None:
         print("test_player: SKIPPED: Selenium is not installed (Debian: python3-selenium)")

@@ -35,9 +35,10 @@ _SUFFIXES = {".cu", ".cuh", ".hpp", ".h", ".cpp"}
 
 
 def source_index(folders, root=ROOT):
-    """{label: [{file, line, text[, tile0][, variant]}]}: the lines of the folders' sources that
-    record each label (comments left out). tile0 (chapter 07) says whether the call is tile 0's
-    (a literal 0 as its tile); variant, the descriptors' kind of the struct it is in."""
+    """{label: [{file, line, text[, tile0][, variant]}]}: the lines of the folders' sources (relative
+    to root, or absolute) that record each label (comments left out). tile0 (chapter 07) says
+    whether the call is tile 0's (a literal 0 as its tile); variant, the descriptors' kind of the
+    struct it is in."""
     found = {}
     probed = set()
     for folder in folders:
@@ -50,7 +51,8 @@ def source_index(folders, root=ROOT):
                 v = _VARIANT.search(code)
                 if v:
                     variant = v.group(1)
-                entry = {"file": str(path.relative_to(root)), "line": number, "text": line.strip()}
+                shown = path.relative_to(root) if path.is_relative_to(root) else path
+                entry = {"file": str(shown), "line": number, "text": line.strip()}
                 m = _PROBE.search(code)
                 if m:
                     entry["tile0"] = bool(m.group(2)) if m.group(1) != "ticket" else None
