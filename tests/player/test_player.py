@@ -155,8 +155,9 @@ class PlayerTest(PlayerCase):
     def test_every_trace_replays_as_python_says(self):
         names = [p.stem for p in sorted(TRACES.glob("*.jsonl"))]
         self.assertEqual(sorted(names), sorted(PAGES.values()), "the committed traces")
-        for name in names + [Path(t).stem for t in ARGS.trace]:
-            path = TRACES / f"{name}.jsonl" if name in names else Path(next(t for t in ARGS.trace if Path(t).stem == name))
+        paths = [TRACES / f"{name}.jsonl" for name in names] + [Path(t) for t in ARGS.trace]
+        for path in paths:
+            name = path.stem
             text = path.read_text(encoding="utf-8")
             with self.subTest(trace=name):
                 self.load(self.page(name, text))

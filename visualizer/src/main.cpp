@@ -51,10 +51,10 @@ struct Options {
   long long at = -1;                              // chapter 07: the snapshot's step (an event's seq)
   std::string algorithm = "scan-then-propagate";  // chapter 05
   bool algorithm_given = false;
-  bool exclusive = false;   // chapter 05
-  unsigned max_blocks = 2;  // chapter 05, reduce-then-scan
-  bool solution = false;    // run the reference solution, not the exercise
-  std::string program;      // run this build of the chapter program instead (--program)
+  bool exclusive = false;       // chapter 05
+  unsigned max_blocks = 2;      // chapter 05, reduce-then-scan
+  bool solution = false;        // run the reference solution, not the exercise
+  std::string program;          // run this build of the chapter program instead (--program)
   bool schedule_given = false;  // chapter 07: --schedule on the command line
 };
 
@@ -170,14 +170,16 @@ void chapter01(const Options& o, const std::string& out) {
   // The same rows as a trace (book/docs/traces.md), for the step-through player (lab viz 01 --html).
   const std::string trace_path = out + "/steps.jsonl";
   std::ofstream trace(trace_path);
-  trace << nlohmann::json{{"type", "meta"}, {"format", "scanlab-trace"}, {"version", 1},
-                          {"chapter", "01_hillis_steele"}, {"computed", true}, {"kind", "inclusive"},
+  trace << nlohmann::json{{"type", "meta"},   {"format", "scanlab-trace"},
+                          {"version", 1},     {"chapter", "01_hillis_steele"},
+                          {"computed", true}, {"kind", "inclusive"},
                           {"n", in.size()}}
                .dump()
         << "\n";
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    trace << nlohmann::json{{"type", "array"}, {"seq", k}, {"label", "step"}, {"step", k}, {"block", 0},
-                            {"thread", 0}, {"elem", "int64"}, {"count", rows[k].size()}, {"values", rows[k]}}
+    trace << nlohmann::json{{"type", "array"},  {"seq", k},    {"label", "step"}, {"step", k},
+                            {"block", 0},       {"thread", 0}, {"elem", "int64"}, {"count", rows[k].size()},
+                            {"values", rows[k]}}
                  .dump()
           << "\n";
   }
@@ -225,8 +227,8 @@ void chapter03(const Options& o, const std::string& out) {
     const int n = o.n_given ? o.n : 2048;  // the tree's middle levels need a full tile to conflict
     trace_path = out + "/banks.jsonl";
     fs::remove(trace_path);
-    run_program(program_of(o, "03_bank_conflicts", false),
-                {"-n", std::to_string(n), "--bank-report", trace_path, "-q"}, o);
+    run_program(program_of(o, "03_bank_conflicts", false), {"-n", std::to_string(n), "--bank-report", trace_path, "-q"},
+                o);
   }
   const scanlab::viz::Trace report_trace = scanlab::viz::read_trace(trace_path);
   report(scanlab::viz::write_and_render(scanlab::viz::bank_levels_table(report_trace), out, "bank_levels"));
