@@ -332,7 +332,7 @@
       render(svg, k) {
         const s = state(k);
         const cur = place(steps[k]);
-        const h = 22, left = 70, perRow = Math.min(tileSize, 32), w = cellWidth;
+        const h = 22, left = 70, perRow = Math.min(tileSize, 16), w = cellWidth;  // 16 a row: a book column
         const tileRows = Math.ceil(tileSize / perRow);
         let y = 10;
         const width = left + perRow * w + 10;
