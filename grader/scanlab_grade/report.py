@@ -384,11 +384,17 @@ def csv_cell(value) -> str:
 def write_csv(path, chapters: List[Chapter], rows: List[Grade]) -> None:
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["student"] + [c.id for c in chapters] + ["total", "points", "sandbox", "notes"])
+        # With --speed: the speed points, beside the others and not in the total (last, so that the
+        # columns before them are where they always are).
+        speed = any(c.speed is not None for g in rows for c in g.chapters)
+        w.writerow(["student"] + [c.id for c in chapters] + ["total", "points", "sandbox", "notes"]
+                   + (["speed", "speed_points"] if speed else []))
         for g in rows:
             notes = "; ".join(f"{c.chapter.id}: {c.status.replace('_', ' ')}"
                               + (f" ({c.compile_error.splitlines()[0]})"
                                  if c.compile_error and c.status != "compile_error" else "")
                               for c in g.chapters if c.status != "graded")
             w.writerow([csv_cell(x) for x in
-                        [g.student] + [c.score for c in g.chapters] + [g.score, g.points, g.sandbox, notes]])
+                        [g.student] + [c.score for c in g.chapters] + [g.score, g.points, g.sandbox, notes]
+                        + ([sum(c.speed.points for c in g.chapters if c.speed is not None),
+                            sum(c.speed.max_points for c in g.chapters if c.speed is not None)] if speed else [])])

@@ -192,11 +192,18 @@ class SpeedGrader:
                 folder.chmod(0o755)
                 main_o, ref_o = folder / "main.o", folder / "reference.o"
                 solution = self.build.repo / "solutions" / chapter.id
-                error = ""
-                for cmd in (_compile(self.build, chapter, SPEED_DIR / "speed_main.cu", None, "main", main_o),
+                error = "" if solution.is_dir() else (
+                    "no speed grade: it times the reference solution, which only the instructor's "
+                    "repository holds (solutions/ is not here)")
+                for cmd in [] if error else (_compile(self.build, chapter, SPEED_DIR / "speed_main.cu", None, "main", main_o),
                             _compile(self.build, chapter, SPEED_DIR / f"{chapter.id}.cu", solution, "reference",
                                      ref_o)):
-                    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                    try:
+                        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, timeout=self.build_timeout)
+                    except subprocess.TimeoutExpired:
+                        error = "the grader's build of the reference's speed runner took too long"
+                        break
                     if p.returncode != 0:
                         error = ("the grader could not build the reference's speed runner (a problem of the "
                                  "grader's, not yours): " + building.compiler_message(p.stdout.decode(errors="replace")))
@@ -301,11 +308,21 @@ class SpeedGrader:
         return result
 
 
+_graders = threading.Lock()
+
+
 def grade_speed(a: argparse.Namespace, build: building.GraderBuild, box: sandboxing.Sandbox, g, scratch: Path,
                 seed: int) -> None:
     """Adds a speed grade to each chapter of the Grade g that has a rubric (--speed): the files
-    the correctness grade staged in scratch/NN_slug/src."""
-    grader = SpeedGrader(build, box, a.speed_rubrics, scratch / "speed-reference", a.build_timeout, seed)
+    the correctness grade staged in scratch/NN_slug/src. One SpeedGrader per grading run (its
+    reference objects built once, in the run's scratch folder, for every student)."""
+    with _graders:
+        grader = getattr(a, "_speed_grader", None)
+        if grader is None:
+            root = scratch.parent / "speed-reference"
+            root.mkdir(exist_ok=True)
+            root.chmod(0o755)
+            grader = a._speed_grader = SpeedGrader(build, box, a.speed_rubrics, root, a.build_timeout, seed)
     for r in g.chapters:
         passed = r.status == "graded" and bool(r.tests) and all(t.passed for t in r.tests)
         r.speed = grader.grade(r.chapter, passed, scratch / r.chapter.id / "src", scratch / r.chapter.id / "speed")

@@ -17,6 +17,7 @@ from scanlab_grade.chapters import Chapter  # noqa: E402
 from scanlab_grade.cli import parse_args  # noqa: E402
 from scanlab_grade.doctest_run import TestResult  # noqa: E402
 from scanlab_grade.report import ChapterResult, Grade, report_json, write_csv  # noqa: E402
+from scanlab_grade.speed import SpeedResult  # noqa: E402
 
 CH = [Chapter("00", "sequential", "Sequential", ("sequential_scan.cuh",)),
       Chapter("01", "hillis_steele", "Hillis-Steele", ("hillis_steele.cuh",))]
@@ -27,6 +28,8 @@ def a_grade() -> Grade:
                                           TestResult("max, with a comma", 2, False, "wrong at 7 | hint: x",
                                                      ["wrong at 7", "wrong at 9"], 1.5, order="reverse")], 5,
                        notes=["ignored files that are not part of the exercise: 'x'"])
+    c0.speed = SpeedResult(6, 10, "ok", ratio=0.81, sizes=[{"n": 1 << 24, "status": "ok", "reference_ms": 1.0,
+                                                            "student_ms": 1.2, "copy_ms": 0.8}])
     c1 = ChapterResult(CH[1], "compile_error", [TestResult("t", 4, False, "not graded")], 4,
                        compile_error="x.cuh:3: error: expected ';'")
     return Grade("/class/ann", 17, "emu", ["default", "reverse"], [c0, c1], student="ann")
@@ -64,6 +67,7 @@ class ReadBack(unittest.TestCase):
             write_csv(Path(d) / "a.csv", CH, [g])
             write_csv(Path(d) / "b.csv", CH, [back])
             self.assertEqual((Path(d) / "a.csv").read_text(), (Path(d) / "b.csv").read_text())
+            self.assertIn(",speed,speed_points", (Path(d) / "a.csv").read_text())
 
     def test_a_chapter_not_in_the_class_is_refused(self):
         with self.assertRaises(ValueError):
