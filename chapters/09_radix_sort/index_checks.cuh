@@ -41,6 +41,8 @@ enum class IndexFault : unsigned long long {
   rank_in_warp,         // tile, warp, lane, item, digit, returned, keys in the tile
   look_back,            // tile, digit, count, returned, keys in earlier tiles, digit's first place, digit's end
   onesweep_place,       // tile, place in the sorted tile, digit, output position, n
+  tile_not_sorted,      // tile, place, digit before it, digit at it, shift
+  keys_changed,         // tile, digit, count, digit's first place in this launch, digit's end, shift
 };
 
 constexpr int kIndexFaultWords = 8;  // the kind and up to 7 values
@@ -108,6 +110,21 @@ inline std::string describe_index_fault(const unsigned long long* v) {
          << ") would go to output position " << v[4] << " of " << v[5]
          << " (the digit's first position from look_back_digit, plus the key's place from rank_in_warp): "
          << "one of the two is wrong for this digit";
+      break;
+    case IndexFault::tile_not_sorted:
+      os << "after rank_in_warp placed every key of tile " << v[1] << " (the pass on bits " << v[5] << " to "
+         << v[5] + 7 << "), the tile is not sorted by the digit: place " << v[2] - 1 << " holds a key of digit " << v[3]
+         << " and place " << v[2] << " one of digit " << v[4]
+         << ". Each key's place must lie in its digit's run, and no two keys may share one (a place no key took keeps "
+            "whatever shared memory held)";
+      break;
+    case IndexFault::keys_changed:
+      os << "in the pass on bits " << v[6] << " to " << v[6] + 7 << ", tile " << v[1] << " holds " << v[3]
+         << " keys of digit " << v[2] << ", more than the " << v[5] - v[4]
+         << " places left from where the launch's keys of the digit start to where the digit's keys end: the keys "
+            "this pass sorts are not the keys the histograms counted before the first pass. An earlier pass lost "
+            "some keys and wrote others twice (two keys given one place by rank_in_warp, or two tiles' runs of a "
+            "digit overlapping because look_back_digit counted too few keys before a tile)";
       break;
     default: os << "a given kernel found a bad position (record kind " << v[0] << ")";
   }

@@ -329,7 +329,10 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
       const unsigned long long earlier = static_cast<unsigned long long>(tile) * Shape::TILE_ITEMS;
       const unsigned long long digit_end =
           static_cast<unsigned long long>(pass.first_bins[d_mine]) + pass.pass_histogram[d_mine];
-      if (before > earlier || pass.bins[d_mine] + static_cast<unsigned long long>(before) + count > digit_end) {
+      if (pass.bins[d_mine] + static_cast<unsigned long long>(count) > digit_end) {
+        record_index_fault(pass.fault, IndexFault::keys_changed, tile, d_mine, count, pass.bins[d_mine], digit_end,
+                           static_cast<unsigned long long>(pass.shift));
+      } else if (before > earlier || pass.bins[d_mine] + static_cast<unsigned long long>(before) + count > digit_end) {
         record_index_fault(pass.fault, IndexFault::look_back, tile, d_mine, count, before, earlier, pass.bins[d_mine],
                            digit_end);
       }
@@ -349,6 +352,12 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
       const Key key = s.exchange.keys[p];
       unsigned o = s.out_base[RadixKey<Key>::digit(key, pass.shift)] + static_cast<unsigned>(p);
       if constexpr (kCheckIndices) {
+        const unsigned d_before = p == 0 ? 0u : RadixKey<Key>::digit(s.exchange.keys[p - 1], pass.shift);
+        if (d_before > RadixKey<Key>::digit(key, pass.shift)) {
+          record_index_fault(pass.fault, IndexFault::tile_not_sorted, tile, static_cast<unsigned long long>(p),
+                             d_before, RadixKey<Key>::digit(key, pass.shift),
+                             static_cast<unsigned long long>(pass.shift));
+        }
         if (o >= pass.n) {
           record_index_fault(pass.fault, IndexFault::onesweep_place, tile, static_cast<unsigned long long>(p),
                              RadixKey<Key>::digit(key, pass.shift), o, pass.n);

@@ -638,7 +638,7 @@ bool check_publish(const Keys& words, unsigned tile, std::uint32_t status, const
                       .send();
   const Keys got = output<std::uint32_t>(r, 0);
   if (!r.ok() || got.size() != want.size()) return false;
-  return check_equal("words (status << 30 | count)", want, got,
+  return check_equal("words (status in bits 30 and 31, count below)", want, got,
                      got == want ? "" : publish_cause(want, got, tiles, tile, status, counts));
 }
 
@@ -858,7 +858,7 @@ bool check_look_back(unsigned tile, std::uint64_t seed) {
       return false;
     }
   }
-  return check_equal("the tile's words after (status << 30 | count)", want_mine, mine, cause);
+  return check_equal("the tile's words after (status in bits 30 and 31, count below)", want_mine, mine, cause);
 }
 
 }  // namespace
