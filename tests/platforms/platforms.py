@@ -48,6 +48,11 @@ SCHEMAS = {name: json.loads((HERE / "schemas" / f"{name}.schema.json").read_text
 POINTS = sum(t.points for t in declared_tests(REPO / "tests" / "grade" / f"{CHAPTER}.cu"))
 
 failures: List[str] = []
+ONLY = ""  # --only: the cases whose name has this text
+
+
+def selected(all_cases: List["Case"]) -> List["Case"]:
+    return [c for c in all_cases if ONLY in c.name]
 
 
 def expect(ok: bool, what: str) -> None:
@@ -256,7 +261,7 @@ def unzip(zip_path: Path, into: Path) -> None:
 
 
 def grade_cases(root: Path, upload_name: str, script: Path, env: Dict[str, str], check) -> None:
-    for case in cases():
+    for case in selected(cases()):
         upload = root / upload_name
         shutil.rmtree(upload, ignore_errors=True)
         shutil.rmtree(root / "results", ignore_errors=True)
@@ -332,14 +337,11 @@ def scenario_prairielearn(work: Path, build_dir: Path) -> None:
 
 
 def scenario_classroom(work: Path, build_dir: Path) -> None:
-    """The student's repository with the workflow in it; each step as GitHub runs it."""
+    """The student's repository with the workflow in it; each step's command as GitHub runs it, with
+    `./lab` this checkout's lab grading the repository's exercises: the shared grader build was
+    configured from this checkout (its compiler script names the checkout's headers)."""
     repo = work / "student-repository"
-    from scanlab_grade.platforms.common import lab_files
-    for name in lab_files(REPO):
-        if name.startswith(("solutions/", "book/", "tests/mutants/", "tests/grader/hostile/")):
-            continue
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / name, repo / name)
+    shutil.copytree(REPO / "exercises", repo / "exercises")
     workflow = repo / ".github" / "workflows" / "classroom.yml"
     workflow.parent.mkdir(parents=True)
     shutil.copy2(REPO / "grader" / "platforms" / "classroom.yml", workflow)
@@ -347,12 +349,16 @@ def scenario_classroom(work: Path, build_dir: Path) -> None:
     test = next(s for s in steps if s.get("id") == classroom.step_id(chapter_list(REPO)[0]))
     reporter = next(s for s in steps if s.get("uses") == classroom.REPORTER)
     summary = next(s for s in steps if "GITHUB_STEP_SUMMARY" in s.get("run", ""))
-    # The runner's command, with the shared grader build: a fresh repository would build its own.
-    command = test["with"]["command"].replace("./lab grade ", f"./lab grade --build-dir {build_dir} ", 1)
-    expect(command != test["with"]["command"], "the chapter's command is `./lab grade ...`")
+    lab = f"{REPO}/lab"
+    command = test["with"]["command"].replace(
+        "./lab grade ", f"{lab} grade --build-dir {build_dir} --exercises {repo / 'exercises'} ", 1)
+    command = command.replace("./lab autograder ", f"{lab} autograder ")
+    expect("./lab" not in command and command.count(lab) == 2,
+           "the chapter's command is `./lab grade ...` and `./lab autograder full-marks ...`")
+    summary_command = summary["run"].replace("./lab ", f"{lab} ")
     student_file = repo / "exercises" / CHAPTER / FILE
-    for case in [c for c in cases() if not c.name.startswith("broken")] + [
-            Case("broken: the file is gone", None, "zero", "missing")]:
+    for case in selected([c for c in cases() if not c.name.startswith("broken")] + [
+            Case("broken: the file is gone", None, "zero", "missing")]):
         reports = repo / classroom.REPORTS
         shutil.rmtree(reports, ignore_errors=True)
         if case.make is None:
@@ -365,9 +371,11 @@ def scenario_classroom(work: Path, build_dir: Path) -> None:
             collect(upload, [c for c in chapter_list(REPO) if c.id == CHAPTER], work / "found")
             shutil.copy2(work / "found" / CHAPTER / FILE, student_file)
             shutil.rmtree(work / "found")
-        # As the command grader runs it: PATH and HOME only; pass when it exits 0.
+        # As the command grader runs it: PATH and HOME only (and here no package installs: the
+        # workflow's step before has installed them); the test passes when the command exits 0.
         t0 = time.monotonic()
-        p = run(["bash", "-c", command], env={"PATH": os.environ["PATH"], "HOME": str(work), "FORCE_COLOR": "true"},
+        env = {"PATH": os.environ["PATH"], "HOME": str(work), "FORCE_COLOR": "true", "SCANLAB_NO_INSTALL": "1"}
+        p = run(["bash", "-c", command], env=env,
                 cwd=repo, quiet=True, timeout=test["with"]["timeout"] * 60)
         seconds = time.monotonic() - t0
         print(f"({case.name}: {seconds:.1f} s, exit status {p.returncode})", flush=True)
@@ -392,7 +400,7 @@ def scenario_classroom(work: Path, build_dir: Path) -> None:
             validate(json.loads(report_file.read_text()), "scanlab-report", f"{case.name}: the lab's JSON report")
         summary_file = work / "step_summary.md"
         summary_file.write_text("")
-        p = run(["bash", "-e", "-c", summary["run"]], env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary_file)),
+        p = run(["bash", "-e", "-c", summary_command], env=dict(os.environ, GITHUB_STEP_SUMMARY=str(summary_file)),
                 cwd=repo, quiet=True)
         md = summary_file.read_text()
         expect(p.returncode == 0 and "| chapter | score | points | result |" in md,
@@ -508,7 +516,10 @@ def main() -> int:
     p.add_argument("scenario", choices=["offline", "lint-workflow", "gradescope", "prairielearn", "classroom"])
     p.add_argument("--work", help="a folder for the scenario's files (default: a temporary one)")
     p.add_argument("--build-dir", help="the grader build the scenarios share")
+    p.add_argument("--only", default="", metavar="TEXT", help="only the submissions whose name has TEXT")
     a = p.parse_args()
+    global ONLY
+    ONLY = a.only
     if a.scenario == "lint-workflow":
         rc = scenario_lint_workflow()
         return rc or (1 if failures else 0)
