@@ -3,11 +3,13 @@
 # whole test suite on the GPU, compute-sanitizer (memcheck, racecheck, synccheck) on every chapter's
 # reference driver, Nsight Compute's shared-memory bank-conflict counters, and the benchmark.
 #
-#   tests/gpu/check.sh OUTDIR [SECTION...]     sections: build ctest sanitizer ncu bench extra grading tune
+#   tests/gpu/check.sh OUTDIR [SECTION...]     sections: build ctest sanitizer ncu bench extra grading tune sandbox
 #   (extra: one-block timings of chapters 01-03; grading: configure, build only the grading
 #   programs, run them, and compute-sanitizer memcheck on every chapter's solution runner driven by
 #   its checker: the quick check after a change to a chapter's given kernels or its runner;
-#   tune (with build): ./lab tune into OUTDIR/tuning.json, and chapters 07 and 11 reading it)
+#   tune (with build): ./lab tune into OUTDIR/tuning.json, and chapters 07 and 11 reading it;
+#   sandbox: ./lab grade --gpu of chapter 07 inside bubblewrap, the reference and the hostile
+#   submissions, with a bwrap carried in where the machine has none: see the section)
 #
 # Logs go to OUTDIR; a summary line per check goes to stdout. Needs a visible GPU, nvcc, cmake,
 # compute-sanitizer and ncu. Exit status: the number of failed checks (0 = all passed).
@@ -164,6 +166,59 @@ if has tune; then
     check "compute-sanitizer memcheck ${run}" "$out/tuned_memcheck_${argv[0]}_${argv[2]}.txt" \
       compute-sanitizer --tool memcheck --error-exitcode 9 "$bin/${argv[0]}_solution" "${argv[@]:1}" -n 1000003
   done
+fi
+
+if has sandbox; then
+  # Chapter 07 graded with --gpu inside bubblewrap: the reference at full marks, chapter 07's hostile
+  # submissions at zero or contained (tests/grader/hostile.py --gpu: no write outside the scratch
+  # folder, no connection, no process left). A GPU machine without bubblewrap (and without a way
+  # to install it) uses one carried in: tests/gpu/bwrap_bundle.sh, run where bubblewrap is
+  # installed, makes build/bwrap-bundle (or $SCANLAB_BWRAP_BUNDLE), whose bin/ goes first on PATH.
+  bundle=${SCANLAB_BWRAP_BUNDLE:-build/bwrap-bundle}
+  if ! command -v bwrap >/dev/null 2>&1 && [ -x "$bundle/bin/bwrap" ]; then
+    PATH="$(cd "$bundle/bin" && pwd):$PATH"
+  fi
+  note "bubblewrap: $(command -v bwrap || echo none)" "$(bwrap --version 2>&1 | head -n 1)"
+  gpu_build=build/grade/gpu
+  # What the GPU's sandbox shows of the machine: the devices, the driver's library, the toolkit.
+  check "the GPU sandbox reaches /dev/nvidia*, libcuda and nvcc" "$out/sandbox_reach.log" \
+    env PYTHONPATH=grader python3 - <<'PY'
+import subprocess, sys
+from pathlib import Path
+from scanlab_grade import sandbox
+try:
+    box = sandbox.require(False, gpu=True)
+except sandbox.Refused as e:
+    print(e)
+    sys.exit(1)
+print("sandbox:", "made by root, the submission's own user inside" if box.privileged else "in a user namespace")
+# Required: the devices, libcuda in the loader's cache, nvcc; shown besides: nvidia-smi and /.
+script = ("id && ls -d /dev/nvidia* && /sbin/ldconfig -p | grep -E 'libcuda[.]so' && ls -d /usr/local/cuda* "
+          "&& nvcc --version | tail -n 2; ok=$?; echo 'nvidia-smi -L (shown, not required):'; nvidia-smi -L; "
+          "echo '/ holds:'; ls /; exit $ok")
+argv = box.wrap(["/bin/sh", "-c", script], read_only=[], writable=[], chdir=Path("/"),
+                env={"PATH": "/usr/local/cuda/bin:/usr/bin:/bin"}, limits=sandbox.RUN_LIMITS)
+sys.exit(subprocess.run(argv).returncode)
+PY
+  sed 's/^/    /' "$out/sandbox_reach.log"
+  check "grade ch07 --gpu in the sandbox: the reference" "$out/sandbox_reference.log" \
+    env SCANLAB_NO_INSTALL=1 ./lab grade --gpu --chapters 07 --exercises solutions --build-dir "$gpu_build" \
+    --report json --out "$out/sandbox_reference.json"
+  check "  the reference: full marks, sandbox on" "$out/sandbox_reference_score.log" \
+    python3 - "$out/sandbox_reference.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+score = sum(c["score"] for c in r["chapters"])
+points = sum(c["points"] for c in r["chapters"])
+print(f"sandbox: {r['sandbox']}; {score} / {points}")
+sys.exit(0 if r["sandbox"] == "on" and score == points > 0 else 1)
+PY
+  cat "$out/sandbox_reference_score.log"
+  attacks=$(find tests/grader/hostile -name 'ch07_*.attack' -printf '%f\n' | sed 's/\.attack$//' | sort | paste -sd, -)
+  mkdir -p "$out/hostile-gpu"
+  check "hostile ch07 --gpu in the sandbox: zero or contained" "$out/sandbox_hostile.log" \
+    python3 tests/grader/hostile.py --gpu --work "$out/hostile-gpu" --build-dir "$gpu_build" --only "$attacks"
+  grep -E "^(ok|FAIL) " "$out/sandbox_hostile.log" | sed 's/^/    /'
 fi
 
 if has bench; then

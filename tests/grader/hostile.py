@@ -4,7 +4,10 @@
 # folder changes: not the checkout, and not the parts of the grader's build that every student's
 # runner is built from (the runner library, the precompiled prelude, the emulator).
 #
-#   hostile.py --work DIR [--only NAME,...]
+#   hostile.py --work DIR [--build-dir DIR] [--only NAME,...] [--gpu]
+#
+# With --gpu (tests/gpu/check.sh's sandbox section), the classes are built with nvcc and run on the
+# GPU, in the GPU's sandbox, and each class also has the plain reference solution, at full marks.
 """Grades tests/grader/hostile/*.attack as a class and checks that each is contained."""
 
 import argparse
@@ -162,6 +165,7 @@ def main(argv: List[str]) -> int:
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--build-dir", type=Path, help="the grader's build folder (default: WORK/build)")
     p.add_argument("--only", help="comma-separated attack names")
+    p.add_argument("--gpu", action="store_true", help="grade on the GPU (lab grade --gpu)")
     a = p.parse_args(argv)
     work = a.work.resolve()
     attacks = sorted((HERE / "hostile").glob("*.attack"))
@@ -192,6 +196,11 @@ def main(argv: List[str]) -> int:
             make_student(class_dir / f"{path.stem}-twin", path.stem, meta, listener.port,
                          out / chapter / "class.csv", build)
             classes[chapter][f"{path.stem}-twin"] = meta["expect"]
+    if a.gpu:  # the reference, graded in the GPU's sandbox beside the attacks
+        for chapter in classes:
+            make_student(work / f"hostile-class-{chapter}" / "reference", "reference", {"base": "solution", "code": ""},
+                         listener.port, out / chapter / "class.csv", build)
+            classes[chapter]["reference"] = "full"
     if DEFAULT_CHAPTER in classes:
         # A student folder whose name is a spreadsheet formula, with spaces and unicode: the plain
         # solution, graded like any other.
@@ -211,7 +220,7 @@ def main(argv: List[str]) -> int:
         cmd = [sys.executable, "-m", "scanlab_grade", "--build-dir", str(build),
                "--chapters", chapter[:2], "--class", str(class_dir), "--csv", str(csv), "--report", "text",
                "--orders", "default", "--timeout", TIMEOUT.get(chapter, "60"), "--build-timeout", "120",
-               "--scratch", str(scratch)]
+               "--scratch", str(scratch)] + (["--gpu"] if a.gpu else [])
         print("+ " + " ".join(cmd), flush=True)
         t0 = time.monotonic()
         proc = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=str(GRADER)), stdout=subprocess.PIPE,
