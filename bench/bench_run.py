@@ -1,5 +1,5 @@
-"""A scanlab_bench run, read from the JSON that `scanlab_bench --json` writes, for the plots
-(bench/plot.py). Standard library only.
+"""A scanlab_bench run, read from the JSON that `scanlab_bench --json` writes (or, for runs kept
+only as text, from the table it prints), for the plots (bench/plot.py). Standard library only.
 
 load_run() checks what the plots need (the tool, the device and software, rows with an algorithm,
 a type, a size, a status and a throughput) and raises RunError, with a sentence a reader can act
@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +40,7 @@ class Run:
     cub: str
     commit: str | None  # the commit the bench was built from, when the run records it
     bytes_counted: str
+    ratio_tolerance: float  # how far a recorded ratio may be from the times' (the table rounds both)
     types: list[str] = field(default_factory=list)  # in the run's order
     algorithms: list[str] = field(default_factory=list)  # in the run's order
     series: dict[tuple[str, str], list[Point]] = field(default_factory=dict)  # (algorithm, type)
@@ -62,9 +64,42 @@ class Run:
                 continue
             theirs = {p.n: p.median_ms for p in self.series[(other, type_)]}
             shared = [n for n in ratios if n in theirs]
-            if shared and all(math.isclose(theirs[n] / mine[n].median_ms, ratios[n], rel_tol=1e-6) for n in shared):
+            if shared and all(math.isclose(theirs[n] / mine[n].median_ms, ratios[n], rel_tol=self.ratio_tolerance)
+                                    for n in shared):
                 found.append(other)
         return found[0] if len(found) == 1 else None
+
+
+TABLE_TITLE = "scanlab_bench: prefix scan throughput on the GPU"
+_TABLE_ROW = re.compile(r"^(?P<algorithm>\S+)\s+(?P<type>\S+)\s+(?P<n>2\^\d+|\d+)\s+(?P<median>[0-9.]+)\s+[0-9.]+\s+"
+                        r"[0-9.]+\s+[0-9.]+\s+(?P<gbps>[0-9.]+)\s+(?P<copy>[0-9.]+|-)\s+(?P<cub>[0-9.]+|-)\s+(?P<check>\S+)")
+_TABLE_NOT_TIMED = re.compile(r"^(?P<algorithm>\S+)\s+(?P<type>\S+)\s+(?P<n>2\^\d+|\d+)\s+(?P<status>skipped|FAILED):")
+
+
+def table_document(path: Path, text: str) -> dict:
+    """The JSON document of a run kept only as scanlab_bench's printed table (the runs before
+    --json was used): its device and software lines and its rows, at the table's precision."""
+    lines = text.splitlines()
+    device = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("device  :")), "")
+    software = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("software:")), "")
+    cuda = re.search(r"CUDA runtime ([0-9.]+)", software)
+    cub = re.search(r"CUB ([0-9.]+)", software)
+    rows = []
+    for ln in lines:
+        m = _TABLE_ROW.match(ln) or _TABLE_NOT_TIMED.match(ln)
+        if m is None or m["algorithm"] == "algorithm":
+            continue
+        k = m["n"]
+        n = 2 ** int(k[2:]) if k.startswith("2^") else int(k)
+        row = {"algorithm": m["algorithm"], "type": m["type"], "n": n}
+        if "gbps" in m.groupdict():
+            row.update(status="ok" if m["check"] == "ok" else "failed", median_ms=float(m["median"]),
+                       gb_per_s=float(m["gbps"]), ratio_to_cub=None if m["cub"] == "-" else float(m["cub"]))
+        else:
+            row["status"] = "skipped" if m["status"] == "skipped" else "failed"
+        rows.append(row)
+    return {"tool": "scanlab_bench", "device": {"name": device.split(",")[0] or "unknown GPU"},
+            "software": {"cuda_runtime": cuda[1] if cuda else "?", "cub": cub[1] if cub else "?"}, "rows": rows}
 
 
 def is_cub(algorithm: str) -> bool:
@@ -88,10 +123,16 @@ def load_run(path: str | Path) -> Run:
         raise RunError(f"{path}: cannot read it ({e.strerror or e})") from None
     if not raw.strip():
         raise RunError(f"{path}: the file is empty (a run that stopped before writing its JSON?)")
+    if raw.startswith(TABLE_TITLE.encode()):
+        return run_of(path, raw, table_document(path, raw.decode("utf-8", "replace")), ratio_tolerance=0.03)
     try:
         doc = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise RunError(f"{path}: not valid JSON ({e})") from None
+    return run_of(path, raw, doc)
+
+
+def run_of(path: Path, raw: bytes, doc, ratio_tolerance: float = 1e-6) -> Run:
     if not isinstance(doc, dict) or doc.get("tool") != "scanlab_bench":
         if isinstance(doc, dict) and "scanlab_tuning" in doc:
             what = "a tuning file (scanlab_tuning, written by ./lab tune), which holds no speeds per size"
@@ -114,6 +155,7 @@ def load_run(path: str | Path) -> Run:
         cub=str(software.get("cub") or "?"),
         commit=doc.get("commit") if isinstance(doc.get("commit"), str) else None,
         bytes_counted=str((doc.get("config") or {}).get("bytes_counted") or "(n read + elements written)*sizeof(T)"),
+        ratio_tolerance=ratio_tolerance,
     )
     for i, row in enumerate(rows):
         where = f"{path}: row {i}"

@@ -326,7 +326,8 @@ def parse_list(text: str | None) -> list[str] | None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="plot", description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs", nargs="+", type=Path, metavar="RUN.json", help="scanlab_bench --json files")
+    ap.add_argument("runs", nargs="+", type=Path, metavar="RUN.json",
+                    help="scanlab_bench --json files (or the table it printed, for runs kept as text)")
     ap.add_argument("--out", type=Path, help="the SVG to write (default: the first run's name, .svg, here)")
     ap.add_argument("--types", help="element types to draw, comma-separated (default: every type in the runs)")
     ap.add_argument("--rows", help="rows to draw, comma-separated, in the legend's order (default: all)")

@@ -192,6 +192,12 @@ class Plot:
 
 README = "(the folder's README)"
 PLOTS = [
+    # The first H200 runs were kept as scanlab_bench's printed table only (bench_run.py reads it).
+    Plot("ch04_tiles_h200", ("h200-2026-11-21/bench_chapters_00_05.txt",),
+         ("ch01_hillis_steele_tiles", "ch02_blelloch_tiles", "ch03_blelloch_padded_tiles", "ch04_items_tiles",
+          "cub", "copy")),
+    Plot("ch06_chained_h200", ("h200-2026-11-21/bench_scan.txt",),
+         ("ch06_chained", "ch05_reduce_then_scan", "cub", "copy"), log_y=True),
     Plot("ch05_scans_h100", ("h100-2026-11-26/bench_apps_after_split.json",),
          ("ch05_scan_then_propagate", "ch05_reduce_then_scan", "ch07_lookback", "cub", "copy")),
     Plot("ch07_lookback_h200_h100",

@@ -154,6 +154,36 @@ class Plotting(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("cannot read it", r.stderr)
 
+    def test_a_printed_table_is_a_run_too(self):
+        """The first runs were kept as scanlab_bench's printed table: the same rows, at its precision."""
+        table = "\n".join([
+            "scanlab_bench: prefix scan throughput on the GPU",
+            "device  : Test GPU 2, compute capability 9.0, 132 SMs",
+            "software: CUDA runtime 13.0, driver 13.0, CUB 3.0.1 (CUB_VERSION 300001), nvcc 13.0.88",
+            "",
+            "algorithm type        n   median ms     min ms     max ms   Gelem/s     GB/s x copy  x CUB  check",
+            "copy int32    2^16      0.0100     0.0090     0.0110      6.55     52.4   1.00   2.00  ok",
+            "cub int32    2^16      0.0200     0.0190     0.0210      3.28     26.2   0.50   1.00  ok",
+            "ch07_lookback int32    2^16      0.0150     0.0140     0.0160      4.37     35.0   0.67   1.33  ok",
+            "copy int32    2^20      0.0400     0.0390     0.0410     26.21    209.7   1.00   2.00  ok",
+            "cub int32    2^20      0.0800     0.0790     0.0810     13.11    104.9   0.50   1.00  ok",
+            "ch07_lookback int32    2^20      0.0600     0.0590     0.0610     17.48    139.8   0.67   1.33  ok",
+            "ch07_lookback int32 1000003  skipped: not at this size",
+            "",
+        ])
+        out = self.tmp / "table.svg"
+        r = self.plot(self.write("table.txt", table), "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = series(out)
+        self.assertEqual(lines["series-0-0-ch07_lookback"][0], 2)
+        self.assertIn("Test GPU 2, int32", svg_texts(out))
+        self.assertIn("CUB 3.0.1", " ".join(svg_texts(out)))
+        colour = re.search(r"stroke: (#[0-9a-f]{6})", lines["series-0-0-ch07_lookback"][1]).group(1)
+        self.assertIn(f"stroke: {colour}", lines["series-0-0-cub"][1])  # paired from the rounded ratios
+        r = self.plot(self.write("notes.txt", "some notes, not a run\n"), "--out", self.tmp / "n.svg")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("not valid JSON", r.stderr)
+
     def test_bad_arguments(self):
         run = self.write("run.json", small_run())
         r = self.plot(run, "--rows", "ch99_nothing")
