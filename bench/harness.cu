@@ -3,7 +3,8 @@
 // repetition with a CUDA event pair around the whole operation, and finally verifies the output
 // of the last timed repetition against the sequential oracle from scanlab/common.
 //
-// Methodology after design.md §7 (and the usual practice of CUB's and nvbench's benchmarks):
+// Methodology after design.md §7 (and the usual practice of CUB's and nvbench's benchmarks); the
+// timed loop itself is scanlab/timed_reps.cuh, which the grader's speed runner shares:
 // - Events bracket the whole operation as a user would call it: CUB's init kernel, a chapter's
 //   flag/counter resets, several kernels. Allocations made once up front are not timed.
 // - Before each timed repetition a one-thread spin kernel keeps the stream busy for a few tens
@@ -34,6 +35,7 @@
 #include <scanlab/nvtx.hpp>
 #include <scanlab/oracle.hpp>
 #include <scanlab/random.hpp>
+#include <scanlab/timed_reps.cuh>
 #include <scanlab/verify.hpp>
 
 #define SCANLAB_BENCH_STR2(x) #x
@@ -41,12 +43,6 @@
 
 namespace scanlab::bench {
 namespace {
-
-__global__ void spin_kernel(long long cycles) {
-  const long long t0 = clock64();
-  while (clock64() - t0 < cycles) {
-  }
-}
 
 template <class T>
 __global__ void fill_kernel(T* p, size_t n, T value) {
@@ -81,31 +77,6 @@ T random_hi() {
   if constexpr (std::is_integral_v<T>) return T(100);
   else return T(1);
 }
-
-// Event pairs for one row's timed repetitions.
-class EventPairs {
- public:
-  explicit EventPairs(int count) : start_(static_cast<size_t>(count)), stop_(static_cast<size_t>(count)) {
-    for (int i = 0; i < count; ++i) {
-      SCANLAB_CUDA_CHECK(cudaEventCreate(&start_[static_cast<size_t>(i)]));
-      ++made_start_;
-      SCANLAB_CUDA_CHECK(cudaEventCreate(&stop_[static_cast<size_t>(i)]));
-      ++made_stop_;
-    }
-  }
-  ~EventPairs() {
-    for (size_t i = 0; i < made_start_; ++i) cudaEventDestroy(start_[i]);
-    for (size_t i = 0; i < made_stop_; ++i) cudaEventDestroy(stop_[i]);
-  }
-  EventPairs(const EventPairs&) = delete;
-  EventPairs& operator=(const EventPairs&) = delete;
-  cudaEvent_t start(int i) const { return start_[static_cast<size_t>(i)]; }
-  cudaEvent_t stop(int i) const { return stop_[static_cast<size_t>(i)]; }
-
- private:
-  std::vector<cudaEvent_t> start_, stop_;
-  size_t made_start_ = 0, made_stop_ = 0;
-};
 
 class Stream {
  public:
@@ -243,48 +214,21 @@ Measurement measure_row(const Context& ctx, const Row& row, size_t n, size_t slo
     SCANLAB_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
 
     size_t op = 0;  // running count of operations, picks the buffer pair
-    auto in_of = [&](size_t k) {
-      return in_pool.data() + (k % slots) * n;
+    auto out_of = [&](size_t slot) {
+      return out_pool.data() + slot * n;
     };
-    auto out_of = [&](size_t k) {
-      return out_pool.data() + (k % slots) * n;
-    };
-    for (int w = 0; w < ctx.cfg.warmup; ++w, ++op) {
-      run(in_of(op), out_of(op), n, ctx.stream);
-    }
-    SCANLAB_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
-
-    EventPairs events(ctx.cfg.reps);
-    {
-      SCANLAB_NVTX_RANGE("scanlab_bench timed repetitions");
-      for (int r = 0; r < ctx.cfg.reps; ++r, ++op) {
-        if (ctx.spin_cycles > 0) {
-          spin_kernel<<<1, 1, 0, ctx.stream>>>(ctx.spin_cycles);
-          SCANLAB_CHECK_LAUNCH();
-        }
-        SCANLAB_CUDA_CHECK(cudaEventRecord(events.start(r), ctx.stream));
-        run(in_of(op), out_of(op), n, ctx.stream);
-        SCANLAB_CUDA_CHECK(cudaEventRecord(events.stop(r), ctx.stream));
-      }
-      SCANLAB_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
-    }
-    std::vector<double> times;
-    times.reserve(static_cast<size_t>(ctx.cfg.reps));
-    for (int r = 0; r < ctx.cfg.reps; ++r) {
-      float ms = 0.f;
-      SCANLAB_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(r), events.stop(r)));
-      times.push_back(static_cast<double>(ms));
-    }
-    std::sort(times.begin(), times.end());
-    const size_t k = times.size();
-    m.median_ms = (k % 2 == 1) ? times[k / 2] : 0.5 * (times[k / 2 - 1] + times[k / 2]);
-    m.min_ms = times.front();
-    m.max_ms = times.back();
-    m.reps = ctx.cfg.reps;
+    SCANLAB_NVTX_RANGE("scanlab_bench warm-up and timed repetitions");
+    const timing::Times t = timing::time_repetitions(
+        [&](size_t slot) { run(in_pool.data() + slot * n, out_of(slot), n, ctx.stream); }, slots, op,
+        ctx.cfg.warmup, ctx.cfg.reps, ctx.spin_cycles, ctx.stream);
+    m.median_ms = t.median_ms;
+    m.min_ms = t.min_ms;
+    m.max_ms = t.max_ms;
+    m.reps = t.reps;
 
     // The last timed repetition's output (its buffer pair was poisoned before the warm-up).
     std::vector<T> got(n);
-    SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), out_of(op - 1), n * sizeof(T), cudaMemcpyDeviceToHost));
+    SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), out_of(t.last_slot), n * sizeof(T), cudaMemcpyDeviceToHost));
     const std::string wrong = verify_row(row, exp, got);
     m.status = wrong.empty() ? Status::ok : Status::failed;
     m.note = wrong.empty() ? row.limit_note : "wrong output: " + wrong;

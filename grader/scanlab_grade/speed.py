@@ -271,7 +271,7 @@ class SpeedGrader:
             limits = sandboxing.Limits(cpu_seconds=limits.cpu_seconds, address_space=None,
                                        processes=limits.processes, file_size=limits.file_size)
         timeout = self.run_timeout
-        rc, text = self._sandboxed(cmd, [runner.parent], work, timeout, limits)
+        rc, text = self._sandboxed(cmd, [], work, timeout, limits)  # the runner is in work, its own
         if rc is None:
             result.status = "timeout"
             result.message = f"no speed points: the timing run took longer than {timeout:g} s and was stopped"

@@ -101,6 +101,17 @@ class RunnerOutput(unittest.TestCase):
         r = self.run_script("exec sleep 30", run_timeout=1)
         self.assertEqual((r.status, r.points), ("timeout", 0))
 
+    def test_a_chapter_with_a_failed_test_is_not_timed(self):
+        class Build:
+            backend = "emu"
+        rubric = {"04_x": self.rubric}
+        from scanlab_grade.chapters import Chapter
+        grader = speed.SpeedGrader(Build(), Sandbox(False, "test"), rubric, self.work, 60, 1)
+        r = grader.grade(Chapter("04", "x"), False, self.work, self.work / "w")
+        self.assertEqual((r.status, r.points, r.max_points), ("not_timed", 0, 10))
+        self.assertIn("speed 0 / 10  not timed", r.words())
+        self.assertIsNone(grader.grade(Chapter("05", "y"), True, self.work, self.work / "w"))  # no rubric
+
     def test_the_result_reads_back_from_json(self):
         r = self.run_script(self.line(1 << 20, 1.0, 1.0) + "\n" + self.line(1 << 22, 4.0, 4.4))
         back = speed.SpeedResult.from_json(json.loads(json.dumps(r.to_json())))
