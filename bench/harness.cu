@@ -219,8 +219,10 @@ Measurement measure_row(const Context& ctx, const Row& row, size_t n, size_t slo
     };
     SCANLAB_NVTX_RANGE("scanlab_bench warm-up and timed repetitions");
     const timing::Times t = timing::time_repetitions(
-        [&](size_t slot) { run(in_pool.data() + slot * n, out_of(slot), n, ctx.stream); }, slots, op,
-        ctx.cfg.warmup, ctx.cfg.reps, ctx.spin_cycles, ctx.stream);
+        [&](size_t slot) {
+          run(in_pool.data() + slot * n, out_of(slot), n, ctx.stream);
+        },
+        slots, op, ctx.cfg.warmup, ctx.cfg.reps, ctx.spin_cycles, ctx.stream);
     m.median_ms = t.median_ms;
     m.min_ms = t.min_ms;
     m.max_ms = t.max_ms;

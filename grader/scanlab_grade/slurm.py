@@ -402,7 +402,7 @@ def resume(a: argparse.Namespace, state: Path) -> int:
         if st == "GRADED":
             continue
         (busy if st in ACTIVE else again).append((k, name, words))
-    for k, name, words in busy:
+    for _, name, words in busy:
         say(f"not resubmitted, its task is still queued or running: {name!r}: {words}")
     if not again:
         say("nothing to resubmit")

@@ -195,7 +195,8 @@ class SpeedGrader:
                 error = "" if solution.is_dir() else (
                     "no speed grade: it times the reference solution, which only the instructor's "
                     "repository holds (solutions/ is not here)")
-                for cmd in [] if error else (_compile(self.build, chapter, SPEED_DIR / "speed_main.cu", None, "main", main_o),
+                main_cmd = _compile(self.build, chapter, SPEED_DIR / "speed_main.cu", None, "main", main_o)
+                for cmd in [] if error else (main_cmd,
                             _compile(self.build, chapter, SPEED_DIR / f"{chapter.id}.cu", solution, "reference",
                                      ref_o)):
                     try:
@@ -205,8 +206,9 @@ class SpeedGrader:
                         error = "the grader's build of the reference's speed runner took too long"
                         break
                     if p.returncode != 0:
+                        text = p.stdout.decode(errors="replace")
                         error = ("the grader could not build the reference's speed runner (a problem of the "
-                                 "grader's, not yours): " + building.compiler_message(p.stdout.decode(errors="replace")))
+                                 "grader's, not yours): " + building.compiler_message(text))
                         break
                 for o in (main_o, ref_o):
                     if o.exists():
@@ -288,7 +290,8 @@ class SpeedGrader:
         if bad is not None:
             what = {"too_slow": "too slow", "fault": "it failed", "wrong": "wrong output"}.get(bad["status"], "")
             result.status = bad["status"] if bad["status"] in ("too_slow", "fault", "wrong") else "error"
-            result.message = f"no speed points ({what or 'the timing run failed'} at n = {bad['n']}): {bad.get('message', '')}"
+            result.message = (f"no speed points ({what or 'the timing run failed'} at n = {bad['n']}): "
+                              f"{bad.get('message', '')}")
             if bad["status"] == "reference_wrong":
                 result.message = f"no speed grade: a problem of the grader's, not yours: {bad.get('message', '')}"
             return result

@@ -154,7 +154,8 @@ def run_on_slurm(env, work: Path, common: List[str]) -> None:
         print(f"(cancelled task {ids['array']}_{k}, {CANCELLED!r}, while it ran)", flush=True)
     wait_for("every job of the submission ends", lambda: not re.search(
         rf"^({ids['array']}_|{ids['merge']} )", queue(env), re.M), 240)
-    expect(not (state / "students" / str(k) / "done").exists(), f"{CANCELLED}'s task did not finish (it was cancelled mid-run)")
+    expect(not (state / "students" / str(k) / "done").exists(),
+           f"{CANCELLED}'s task did not finish (it was cancelled mid-run)")
 
     merge_log = (state / f"merge-{ids['merge']}.out")
     merged = merge_log.read_text() if merge_log.is_file() else "(no merge log)"

@@ -43,7 +43,8 @@ class Rubrics(unittest.TestCase):
     def test_bad_rubrics_are_refused_with_a_reason(self):
         self.assertIn("2^x", self.bad({"07": {"sizes": ["2^x"], "points": 5, "thresholds": [[0.9, 5]]}}))
         self.assertIn("thresholds", self.bad({"07": {"sizes": ["2^20"], "points": 5}}))
-        self.assertIn("points from 0 to 5", self.bad({"07": {"sizes": ["2^20"], "points": 5, "thresholds": [[0.9, 6]]}}))
+        self.assertIn("points from 0 to 5", self.bad({"07": {"sizes": ["2^20"], "points": 5,
+                                                              "thresholds": [[0.9, 6]]}}))
         self.assertIn("fewer points", self.bad({"07": {"sizes": ["2^20"], "points": 5,
                                                         "thresholds": [[0.9, 2], [0.5, 4]]}}))
 

@@ -136,8 +136,7 @@ Args parse(int argc, char** argv) {
 
 // Runs op once on the stream and waits at most limit_ms for it (polling: a hung kernel would block
 // a synchronising call for ever). False: still running at the deadline.
-bool run_within(const Side& side, void* op, const int* in, int* out, std::size_t n, cudaStream_t s,
-                double limit_ms) {
+bool run_within(const Side& side, void* op, const int* in, int* out, std::size_t n, cudaStream_t s, double limit_ms) {
   const auto t0 = std::chrono::steady_clock::now();
   side.run(op, in, out, n, s);
 #ifdef SCANLAB_EMU
@@ -194,8 +193,10 @@ int main(int argc, char** argv) {
       auto time_side = [&](const Side& side, void* op) {
         SCANLAB_CUDA_CHECK(cudaMemset(out_pool.data(), 0xff, slots * n * sizeof(int)));  // poisoned
         return scanlab::timing::time_repetitions(
-            [&](std::size_t k) { side.run(op, in_pool.data() + k * n, out_pool.data() + k * n, n, s); }, slots,
-            op_count, a.warmup, a.reps, spin, s);
+            [&](std::size_t k) {
+              side.run(op, in_pool.data() + k * n, out_pool.data() + k * n, n, s);
+            },
+            slots, op_count, a.warmup, a.reps, spin, s);
       };
       const auto copy = scanlab::timing::time_repetitions(
           [&](std::size_t k) {
@@ -215,16 +216,17 @@ int main(int argc, char** argv) {
         mine = kStudent.make(n);
         const double limit_ms = a.limit * ref_t.median_ms + 1000.0;  // + 1 s: a launch's set-up
         if (!run_within(kStudent, mine, in_pool.data(), out_pool.data(), n, s, limit_ms)) {
-          end_with(n, "too_slow", "your operation had not finished after " + std::to_string(limit_ms) +
-                                      " ms, " + std::to_string(a.limit) + " x the reference's time plus 1 s");
+          end_with(n, "too_slow",
+                   "your operation had not finished after " + std::to_string(limit_ms) + " ms, " +
+                       std::to_string(a.limit) + " x the reference's time plus 1 s");
         }
         const auto mine_t = time_side(kStudent, mine);
         const std::string wrong = verify(check, in, read_back(mine_t.last_slot));
         if (!wrong.empty()) end_with(n, "wrong", "your output is wrong: " + wrong);
-        std::printf(
-            "{\"n\": %zu, \"status\": \"ok\", \"copy_ms\": %.6f, \"reference_ms\": %.6f, \"student_ms\": %.6f, "
-            "\"student_min_ms\": %.6f, \"student_max_ms\": %.6f, \"reps\": %d, \"slots\": %zu}\n",
-            n, copy.median_ms, ref_t.median_ms, mine_t.median_ms, mine_t.min_ms, mine_t.max_ms, mine_t.reps, slots);
+        std::printf("{\"n\": %zu, \"status\": \"ok\", \"copy_ms\": %.6f, \"reference_ms\": %.6f, \"student_ms\": %.6f, "
+                    "\"student_min_ms\": %.6f, \"student_max_ms\": %.6f, \"reps\": %d, \"slots\": %zu}\n",
+                    n, copy.median_ms, ref_t.median_ms, mine_t.median_ms, mine_t.min_ms, mine_t.max_ms, mine_t.reps,
+                    slots);
         std::fflush(stdout);
       } catch (const std::exception& e) {
         end_with(n, "fault", std::string("your operation failed: ") + e.what());
