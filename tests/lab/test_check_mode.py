@@ -93,7 +93,8 @@ class CheckMode(unittest.TestCase):
         for c in chapters:
             rc, out = lab('chapter_memory_model "$1"', c["nn"])
             self.assertEqual((rc, out.strip()), (0, c.get("memory", "")))
-        self.assertIn("weak", {c.get("memory") for c in chapters})
+        if (REPO / "solutions").is_dir():  # a student's repository may hold no such chapter (./lab release)
+            self.assertIn("weak", {c.get("memory") for c in chapters})
 
     def test_reference_solutions_pass_their_check(self):
         for nn, slug, args, runs in (("02", "blelloch", [], 3), ("07", "decoupled_lookback", ["-n", "20000"], 4)):
