@@ -354,7 +354,7 @@ def scenario_classroom(work: Path, build_dir: Path) -> None:
         "./lab grade ", f"{lab} grade --build-dir {build_dir} --exercises {repo / 'exercises'} ", 1)
     command = command.replace("./lab autograder ", f"{lab} autograder ")
     expect("./lab" not in command and command.count(lab) == 2,
-           "the chapter's command is `./lab grade ...` and `./lab autograder full-marks ...`")
+           "the chapter's command is `./lab grade ...`, then `./lab autograder full-marks ...`")
     summary_command = summary["run"].replace("./lab ", f"{lab} ")
     student_file = repo / "exercises" / CHAPTER / FILE
     for case in selected([c for c in cases() if not c.name.startswith("broken")] + [
@@ -396,6 +396,7 @@ def scenario_classroom(work: Path, build_dir: Path) -> None:
         want = max_score if case.expect_score == "full" else 0
         expect(result["tests"][0]["score"] == want, f"{case.name}: the autograding test scores {want} of {max_score}")
         report_file = reports / f"{CHAPTER}.json"
+        expect(report_file.is_file(), f"{case.name}: the grade wrote its report, {classroom.REPORTS}/{CHAPTER}.json")
         if report_file.is_file():
             validate(json.loads(report_file.read_text()), "scanlab-report", f"{case.name}: the lab's JSON report")
         summary_file = work / "step_summary.md"

@@ -35,7 +35,7 @@ def step_id(ch: Chapter) -> str:
 def grade_command(ch: Chapter) -> str:
     """The command of a chapter's autograding test (the tests run exactly this)."""
     report = f"{REPORTS}/{ch.id}.json"
-    return (f"./lab grade --chapters {ch.nn} --report json --out {report}"
+    return (f"mkdir -p {REPORTS} && ./lab grade --chapters {ch.nn} --report json --out {report}"
             f" && ./lab autograder full-marks {report}")
 
 
