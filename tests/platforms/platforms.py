@@ -479,8 +479,8 @@ def scenario_offline(work: Path) -> None:
     flow = yaml.safe_load(committed.read_text())
     steps = flow["jobs"]["run-autograding-tests"]["steps"]
     graders = [s for s in steps if s.get("uses") == classroom.COMMAND_GRADER]
-    expect(len(graders) == len(chapters) and all(s["with"]["command"].startswith("./lab grade --chapters ")
-                                                  for s in graders),
+    expect(len(graders) == len(chapters) and all(f"./lab grade --chapters {c.nn} " in s["with"]["command"]
+                                                  for s, c in zip(graders, chapters, strict=False)),
            f"one command grader step per chapter ({len(graders)}), each calling ./lab grade")
     expect(all(s["with"]["max-score"] == sum(t.points for t in declared_tests(REPO / "tests" / "grade" / f"{c.id}.cu"))
                for s, c in zip(graders, chapters, strict=True)), "each chapter's test is worth the chapter's points")
