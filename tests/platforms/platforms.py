@@ -92,13 +92,14 @@ def mentions(name: str) -> str:
 
 
 # A submission that writes the platform's results file itself, from a static initialiser, before
-# the grader has looked at anything: the sandbox shows it no such folder, so the stubs score 0.
+# the grader has looked at anything: the sandbox shows it no such folder, so the stubs score 0. (The
+# adapter would overwrite a forged results.json; the file beside it shows whether a write got out.)
 FORGE_RESULTS = r'''
 #include <cstdio>
 namespace scanlab_attack {
 inline int forge_results() {
-  for (const char* path : {"@ROOT@/results/results.json", "/autograder/results/results.json",
-                           "/grade/results/results.json"}) {
+  for (const char* path : {"@ROOT@/results/results.json", "@ROOT@/results/forged-by-the-submission",
+                           "/autograder/results/results.json", "/grade/results/results.json"}) {
     if (FILE* f = std::fopen(path, "w")) {
       std::fputs("{\"score\": 1000, \"gradable\": true, \"tests\": [], \"forged\": true}", f);
       std::fclose(f);
