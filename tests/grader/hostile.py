@@ -198,8 +198,9 @@ def main(argv: List[str]) -> int:
             classes[chapter][f"{path.stem}-twin"] = meta["expect"]
     if a.gpu:  # the reference, graded in the GPU's sandbox beside the attacks
         for chapter in classes:
-            make_student(work / f"hostile-class-{chapter}" / "reference", "reference", {"base": "solution", "code": ""},
-                         listener.port, out / chapter / "class.csv", build)
+            make_student(work / f"hostile-class-{chapter}" / "reference", "reference",
+                         {"base": "solution", "code": "", "chapter": chapter}, listener.port,
+                         out / chapter / "class.csv", build)
             classes[chapter]["reference"] = "full"
     if DEFAULT_CHAPTER in classes:
         # A student folder whose name is a spreadsheet formula, with spaces and unicode: the plain
