@@ -81,7 +81,10 @@ inline std::string describe_index_fault(const unsigned long long* v) {
     case IndexFault::scatter_destination:
       os << "scatter_destination(digit_offsets, tiles = " << v[7] << ", tile = " << v[1] << ", d = " << v[2]
          << ", p = " << v[3] << ", s) returned " << v[4] << " for a sort of " << v[5]
-         << " keys (positions 0 to n - 1). Its inputs: s.digit_start[d] = " << v[6];
+         << " keys (positions 0 to n - 1). Its inputs: s.digit_start[d] = " << v[6]
+         << ". (If scatter_destination is right, the sorted tile is not: the padding past the input's last key, all "
+            "ones, stays behind every real key of the tile only when each block split keeps both sides in slot "
+            "order.)";
       break;
     case IndexFault::rank_in_warp:
       os << "rank_in_warp(digit = " << v[5] << ", ...) returned place " << v[6] << " for a tile of " << v[7]

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -78,7 +79,7 @@ bool run_split_example() {
   return ok;
 }
 
-// The keys: uniform r in [0, max-key], as the key type makes them. Signed and floating-point keys
+// The keys: from r uniform in [0, max-key], as the key type makes them. Signed and floating-point keys
 // are centred on zero (negative ones too); 64-bit keys spread r over all eight bytes with an odd
 // multiplier (a bijection, so equal r stay equal keys).
 template <class Key>
@@ -122,6 +123,22 @@ struct Sorter {
   std::unique_ptr<ch09::RadixSortWorkspace> first_half;
 };
 
+// The range the keys were drawn from, as make_keys makes them: "in [lo, hi]" (64-bit keys: how r
+// becomes a key).
+std::string key_range(const Config& cfg) {
+  const std::uint64_t m = cfg.max_key;
+  const std::int64_t half = static_cast<std::int64_t>((m + 1) / 2);
+  const std::int64_t lo = -half, hi = static_cast<std::int64_t>(m) - half;
+  std::ostringstream os;
+  if (cfg.key_type == "uint32") os << "in [0, " << m << "]";
+  else if (cfg.key_type == "int32") os << "in [" << lo << ", " << hi << "]";
+  else if (cfg.key_type == "float")
+    os << std::fixed << std::setprecision(2) << "in [" << static_cast<double>(lo) * 0.25 << ", "
+       << static_cast<double>(hi) * 0.25 << "] in steps of 0.25";
+  else os << "r x 0x9E3779B97F4A7C15 for r in [0, " << m << "]";
+  return os.str();
+}
+
 std::string describe(const Config& cfg) {
   if (cfg.algorithm == "split") return "32 one-bit splits";
   if (cfg.algorithm == "digits") return "8 passes of 4-bit digits";
@@ -164,8 +181,8 @@ int run_sort(const Config& cfg) {
     got_keys = d_keys.download();
     got_values = d_values.download();
   }
-  const std::string what = std::to_string(n) + " " + cfg.key_type + (cfg.keys_only ? " keys" : " key-value pairs") +
-                           " from r in [0, " + std::to_string(cfg.max_key) + "], " + describe(cfg);
+  const std::string what = std::to_string(n) + " " + cfg.key_type + (cfg.keys_only ? " keys " : " key-value pairs ") +
+                           key_range(cfg) + ", " + describe(cfg);
   const scanlab::VerifyResult rk = scanlab::verify_exact(want_keys.data(), got_keys.data(), n);
   scanlab::VerifyResult rv;
   if (!cfg.keys_only) rv = scanlab::verify_exact(want_values.data(), got_values.data(), n);
@@ -234,7 +251,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"uint32", "int32", "float", "uint64"}))
       ->capture_default_str();
   app.add_flag("--keys-only", cfg.keys_only, "sort keys only (default: keys with their input positions as values)");
-  app.add_option("--max-key", cfg.max_key, "keys are uniform in [0, max-key]; small values make many equal keys")
+  app.add_option("--max-key", cfg.max_key,
+                 "keys from r uniform in [0, max-key] (uint32: the keys are r; int32 and float: centred on 0); "
+                 "small values make many equal keys")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0xffffffffu}))
       ->capture_default_str();
   app.add_flag("--no-example", cfg.skip_example, "skip the worked split example");
