@@ -295,6 +295,10 @@ class PlayerTest(PlayerCase):
             "cut_mid_line": (good[: len(good) // 2], "cut short"),
             "no_end_line": ("\n".join(good.splitlines()[:-1]) + "\n", "cut short"),
             "no_events": (good.splitlines()[0] + "\n" + good.splitlines()[-1] + "\n", "no events"),
+            "wrong_result": (good.replace('"verified":true', '"verified":false', 1).replace(
+                '"message":"ok (512 elements)"', '"message":"first mismatch at index 64"', 1), "index 64"),
+            "tickets_only": ("\n".join(x for x in good.splitlines() if '"label":' not in x or '"ticket"' in x),
+                             "No tile published or read"),
             "chapter_04": (good.replace('"chapter":"07_decoupled_lookback"', '"chapter":"04_warp"', 1),
                            "no view for chapter"),
         }
@@ -303,7 +307,7 @@ class PlayerTest(PlayerCase):
                 self.load(self.page(f"broken_{name}", text))
                 messages = " ".join(e.text for e in self.driver.find_elements(By.CSS_SELECTOR, ".sp-message"))
                 self.assertIn(says, messages)
-                if name.startswith(("cut", "no_end")):  # what was read still plays
+                if name.startswith(("cut", "no_end", "wrong", "tickets")):  # what was read still plays
                     self.assertEqual(self.player().get_attribute("data-state"), "ready")
                 else:
                     self.assertEqual(self.player().get_attribute("data-state"), "error")

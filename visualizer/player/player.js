@@ -62,6 +62,10 @@
       trace.warnings.push("The trace is cut short: it has no end line. The run stopped before it " +
         "finished writing; showing the " + trace.records.length + " events it recorded.");
     }
+    if (meta.verified === false) {
+      trace.warnings.push("This run computed a wrong result" + (meta.message ? ": " + meta.message : "") +
+        ". Step through it to see where it went wrong.");
+    }
     if (trace.end && trace.end.dropped > 0) {
       trace.warnings.push(trace.end.dropped + " records did not fit the trace buffer and are missing.");
     }
@@ -420,8 +424,11 @@
       oracle.push(known ? acc : null);
     }
     const stuck = final.map((t, i) => t.flag === 1 && i < tiles);  // published A, never P
+    const protocol = steps.some((e) => e.label !== "ticket");
     return {
       steps: steps,
+      warning: protocol ? null : "No tile published or read a descriptor in this run: only the tickets " +
+        "were recorded (the descriptors' publish and read report each step through the probe).",
       describe(k) {
         const e = steps[k];
         const s = state(k);
@@ -569,7 +576,7 @@
       return;
     }
     const model = makeModel(trace);
-    for (const w of trace.warnings) {
+    for (const w of trace.warnings.concat(model.warning ? [model.warning] : [])) {
       const box = document.createElement("div");
       box.className = "sp-message sp-warning";
       box.textContent = w;
