@@ -22,23 +22,22 @@
 
 namespace ch11 {
 
-// Called by EVERY thread of the block, once per tile: start the copies of the tile's CHUNKS chunks
-// of CHUNK_ITEMS elements each, from global memory (tile_in, 16-byte aligned) into shared memory
-// (stage, chunk c at stage + c * CHUNK_ITEMS), and arrive on each chunk's barrier, keeping this
-// thread's arrival token for chunk c in tokens[c]. landed[c] expects one arrival per thread of the
-// block. One thread (thread 0) issues each copy and announces its bytes on the chunk's barrier as
-// part of its arrival; the barrier's phase then completes only when every thread has arrived and
-// all announced bytes have landed.
+// Called by EVERY thread of the block, once per tile. The tile is CHUNKS chunks of CHUNK_ITEMS
+// elements in global memory from tile_in (16-byte aligned); chunk c goes to the same offset in the
+// shared-memory stage, and landed[c] is its barrier (initialised for one arrival per thread of the
+// block, no bytes announced yet). On return: every chunk's copy is on its way, completing its bytes
+// on landed[c], and this thread has arrived once on each landed[c], the token of that arrival in
+// tokens[c]. What must hold: each chunk is copied once (by one thread, not by every thread), and the
+// bytes announced on landed[c] in this phase are exactly the bytes its copy brings, so that the
+// phase completes when, and only when, every thread has arrived and the whole chunk has landed.
 // --8<-- [start:stage_tile]
 template <int CHUNKS, int CHUNK_ITEMS, class T>
 __device__ __forceinline__ void stage_tile(Barrier (&landed)[CHUNKS], T* stage, const T* tile_in,
                                            Token (&tokens)[CHUNKS]) {
   // BEGIN TODO
-  // TODO(student): for each chunk c: thread 0 issues the bulk copy (cuda::device::memcpy_async_tx,
-  //   size cuda::aligned_size_t<16>(bytes of a chunk), completing on landed[c]) and arrives while
-  //   announcing the chunk's bytes (cuda::device::barrier_arrive_tx(landed[c], 1, bytes)); every
-  //   other thread just arrives (landed[c].arrive()). Keep each token in tokens[c].
-  //   (This stub copies nothing: every thread only arrives, and the stage keeps whatever it held.)
+  // TODO(student): the copies and arrivals described above, with the primitives of the book's
+  //   chapter 11 ("Knowing when the bytes have landed"). (This stub copies nothing: every thread
+  //   only arrives, and the stage keeps whatever it held.)
   (void)stage;
   (void)tile_in;
 #pragma unroll
@@ -47,16 +46,17 @@ __device__ __forceinline__ void stage_tile(Barrier (&landed)[CHUNKS], T* stage, 
 }
 // --8<-- [end:stage_tile]
 
-// Called by every thread: this thread's items of a staged chunk (Shape's warp-striped arrangement,
-// single_pass::load_staged_tile), read only once the chunk has landed: wait on its barrier with the
-// token this thread got from stage_tile.
+// Called by every thread, with the token stage_tile gave it for this chunk: items = this thread's
+// items of the chunk (Shape's warp-striped arrangement, as single_pass::load_staged_tile reads
+// them), as the copy brought them. What must hold: no read of the chunk before its phase (the one
+// the token names) has completed; until then the stage may still hold the previous tile's bytes.
 // --8<-- [start:read_staged_chunk]
 template <class Shape, class T>
 __device__ __forceinline__ void read_staged_chunk(Barrier& landed, Token& token, const T* chunk,
                                                   T (&items)[Shape::ITEMS]) {
   // BEGIN TODO
-  // TODO(student): wait for the chunk's phase with your token, then read the chunk
-  //   (single_pass::load_staged_tile<Shape>). (This stub reads at once, without waiting.)
+  // TODO(student): read the chunk only once it has landed. (This stub reads at once, without
+  //   waiting.)
   (void)landed;
   (void)token;
   single_pass::load_staged_tile<Shape>(chunk, items);
