@@ -432,23 +432,23 @@ def main(argv: Optional[List[str]] = None) -> int:
             build.build(chapters)
             if a.prepare:
                 say(f"the grader build in {build.dir} is ready")
-                if a.speed:
-                    speed.grade_speed(a, build, box, g, scratch_root / "student", seed)
                 return 0
             build.runners = building.RunnerCache(build, scratch_root / "runners")
             if not a.class_dir:
                 exercises = Path(a.exercises).resolve() if a.exercises else repo / "exercises"
                 g = grade_folder(build, box, exercises, str(exercises), chapters, seed, a.orders,
                                  a.timeout, a.build_timeout, scratch_root / "student")
+                if a.speed:
+                    speed.grade_speed(a, build, box, g, scratch_root / "student", seed)
                 text = reporting.render(g, a.report, replay_command(a, seed, a.exercises))
-            if a.slurm_task:  # one student of a class, on a Slurm node
-                return slurm.grade_task(a, build, box, chapters, seed, scratch_root)
                 if a.out:
                     Path(a.out).write_text(text)
                     say(f"wrote {a.out}: {g.score} / {g.points}")
                 else:
                     sys.stdout.write(text)
                 return 0
+            if a.slurm_task:  # one student of a class, on a Slurm node
+                return slurm.grade_task(a, build, box, chapters, seed, scratch_root)
             return grade_class(a, build, box, chapters, seed, scratch_root)
     except GradeError as e:
         say(f"error: {e}")
@@ -475,6 +475,12 @@ def grade_class(a: argparse.Namespace, build: building.GraderBuild, box: sandbox
     # checkers run at once (build.slots); the limit on students only bounds the scratch space.
 
     def grade_one(k_student) -> reporting.Grade:
+        k, student = k_student
+        report = reports_dir / f"{safe_file_name(student.name)}.{EXTENSIONS[a.report]}"
+        return grade_student(a, build, box, chapters, seed, scratch_root / f"student-{k}", student, report)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2 * max(1, a.jobs)) as pool:
+        rows = list(pool.map(grade_one, enumerate(students)))
     write_class(csv_path, chapters, rows, reports_dir)
     return 0
 
@@ -502,12 +508,6 @@ def grade_student(a: argparse.Namespace, build: building.GraderBuild, box: sandb
 
 def write_class(csv_path: Path, chapters: List[Chapter], rows: List[reporting.Grade], reports_dir: Path) -> None:
     """A class's scores: one line each on stdout, and the CSV."""
-        k, student = k_student
-        report = reports_dir / f"{safe_file_name(student.name)}.{EXTENSIONS[a.report]}"
-        return grade_student(a, build, box, chapters, seed, scratch_root / f"student-{k}", student, report)
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2 * max(1, a.jobs)) as pool:
-        rows = list(pool.map(grade_one, enumerate(students)))
     for g in rows:
         print(f"{g.student!r:<24} {g.score:>5} / {g.points}", flush=True)
     reporting.write_csv(csv_path, chapters, rows)
