@@ -289,6 +289,8 @@ def grading_options(a: argparse.Namespace, spec: dict) -> List[str]:
         opts.append("--speed")
     if a.speed_rubric:
         opts += ["--speed-rubric", str(Path(a.speed_rubric).resolve())]
+    if a.speed_runs > 1:
+        opts += ["--speed-runs", str(a.speed_runs)]
     return opts
 
 

@@ -59,18 +59,19 @@ class SpeedResult:
     status: str              # ok | not_timed | too_slow | fault | wrong | timeout | error
     message: str = ""
     ratio: Optional[float] = None   # reference time / student time, geometric mean over sizes
-    sizes: List[dict] = dataclasses.field(default_factory=list)  # the runner's lines
+    sizes: List[dict] = dataclasses.field(default_factory=list)  # the runner's lines (the last run's)
     backend: str = "gpu"
+    runs: List[float] = dataclasses.field(default_factory=list)  # each run's ratio (--speed-runs)
 
     def to_json(self) -> dict:
         return {"points": self.points, "max_points": self.max_points, "status": self.status,
                 "message": self.message or None, "ratio": None if self.ratio is None else round(self.ratio, 4),
-                "sizes": self.sizes, "backend": self.backend}
+                "sizes": self.sizes, "backend": self.backend, "runs": [round(r, 4) for r in self.runs]}
 
     @staticmethod
     def from_json(d: dict) -> "SpeedResult":
         return SpeedResult(int(d["points"]), int(d["max_points"]), d["status"], d["message"] or "",
-                           d["ratio"], list(d["sizes"]), d["backend"])
+                           d["ratio"], list(d["sizes"]), d["backend"], list(d.get("runs", [])))
 
     def words(self) -> str:
         """One line for the text report."""
@@ -80,6 +81,8 @@ class SpeedResult:
                         if s["n"] & (s["n"] - 1) == 0 else f"{s['n']}: {s['reference_ms'] / s['student_ms']:.2f}"
                         for s in self.sizes)
         note = " (emulator: its times mean nothing; the plumbing only)" if self.backend == "emu" else ""
+        if len(self.runs) > 1:
+            note = f"; the median of {len(self.runs)} runs, {min(self.runs):.3f} to {max(self.runs):.3f}" + note
         return (f"speed {self.points} / {self.max_points}  {self.ratio:.2f} x the reference's speed "
                 f"({per}){note}")
 
@@ -122,6 +125,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speed", action="store_true",
                    help="also time each chapter that has a speed rubric against the reference solution "
                         "(with --gpu; on the emulator the figures mean nothing) and give its speed points")
+    p.add_argument("--speed-runs", metavar="N", default="1",
+                   help="time each chapter N times in a row and score the median ratio (the spread of "
+                        "the N shows how much the figure varies; default: 1)")
     p.add_argument("--speed-rubric", metavar="FILE",
                    help=f"the speed rubrics (default: {DEFAULT_RUBRIC.relative_to(REPO)})")
 
@@ -129,6 +135,11 @@ def add_options(p: argparse.ArgumentParser) -> None:
 def validate(a: argparse.Namespace, UsageError) -> None:
     if a.speed_rubric and not a.speed:
         raise UsageError("--speed-rubric goes with --speed")
+    if not re.fullmatch(r"[1-9][0-9]?", a.speed_runs):
+        raise UsageError(f"--speed-runs: give a whole number from 1 to 99, not '{a.speed_runs}'")
+    a.speed_runs = int(a.speed_runs)
+    if a.speed_runs > 1 and not a.speed:
+        raise UsageError("--speed-runs goes with --speed")
     a.speed_rubrics = {}
     if a.speed:
         try:
@@ -175,12 +186,13 @@ class SpeedGrader:
     the grader, outside the sandbox), each student's entry in the sandbox."""
 
     def __init__(self, build: building.GraderBuild, box: sandboxing.Sandbox, rubrics: Dict[str, Rubric],
-                 root: Path, build_timeout: float, seed: int, run_timeout: float = 300.0):
+                 root: Path, build_timeout: float, seed: int, run_timeout: float = 300.0, runs: int = 1):
         self.build, self.box, self.rubrics, self.root = build, box, rubrics, root
         self.build_timeout, self.seed = build_timeout, seed
         # The whole timing run's limit: the runner's own watch (TOO_SLOW x the reference) ends a
         # slow kernel long before; this ends one the runner cannot watch (a hang in its set-up).
         self.run_timeout = run_timeout
+        self.runs = runs
         self._lock = threading.Lock()
         self._trusted: Dict[str, Tuple[Optional[List[Path]], str]] = {}
 
@@ -260,7 +272,22 @@ class SpeedGrader:
         if rc != 0:
             result.status, result.message = "error", "not timed: the speed runner did not link"
             return result
-        return self.run(rubric, runner, work, result)
+        return self.run_repeated(rubric, runner, work, result)
+
+    def run_repeated(self, rubric: Rubric, runner: Path, work: Path, result: SpeedResult) -> SpeedResult:
+        """self.runs timing runs of one runner: the median ratio decides, any failure ends it."""
+        ratios = []
+        for _ in range(self.runs):
+            last = self.run(rubric, runner, work, dataclasses.replace(result))
+            if last.status != "ok":
+                return last
+            ratios.append(last.ratio)
+        ratios.sort()
+        k = len(ratios)
+        last.runs = ratios
+        last.ratio = ratios[k // 2] if k % 2 else 0.5 * (ratios[k // 2 - 1] + ratios[k // 2])
+        last.points = rubric.points_for(last.ratio)
+        return last
 
     def run(self, rubric: Rubric, runner: Path, work: Path, result: SpeedResult) -> SpeedResult:
         sizes = rubric.emu_sizes if self.build.backend == "emu" else rubric.sizes
@@ -325,7 +352,8 @@ def grade_speed(a: argparse.Namespace, build: building.GraderBuild, box: sandbox
             root = scratch.parent / "speed-reference"
             root.mkdir(exist_ok=True)
             root.chmod(0o755)
-            grader = a._speed_grader = SpeedGrader(build, box, a.speed_rubrics, root, a.build_timeout, seed)
+            grader = a._speed_grader = SpeedGrader(build, box, a.speed_rubrics, root, a.build_timeout, seed,
+                                                   runs=a.speed_runs)
     for r in g.chapters:
         passed = r.status == "graded" and bool(r.tests) and all(t.passed for t in r.tests)
         r.speed = grader.grade(r.chapter, passed, scratch / r.chapter.id / "src", scratch / r.chapter.id / "speed")

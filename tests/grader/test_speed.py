@@ -60,7 +60,8 @@ class RunnerOutput(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def run_script(self, body: str, backend: str = "gpu", run_timeout: float = 60) -> speed.SpeedResult:
+    def run_script(self, body: str, backend: str = "gpu", run_timeout: float = 60,
+                   runs: int = 1) -> speed.SpeedResult:
         runner = self.work / "runner"
         runner.write_text("#!/bin/sh\n" + body + "\n")
         runner.chmod(0o755)
@@ -69,8 +70,9 @@ class RunnerOutput(unittest.TestCase):
             pass
         b = Build()
         b.backend = backend
-        grader = speed.SpeedGrader(b, Sandbox(False, "test"), {}, self.work, 60, 1, run_timeout)
-        return grader.run(self.rubric, runner, self.work, speed.SpeedResult(0, 10, "not_timed", backend=backend))
+        grader = speed.SpeedGrader(b, Sandbox(False, "test"), {}, self.work, 60, 1, run_timeout, runs)
+        start = speed.SpeedResult(0, 10, "not_timed", backend=backend)
+        return grader.run_repeated(self.rubric, runner, self.work, start)
 
     @staticmethod
     def line(n, ref, mine) -> str:
@@ -84,6 +86,19 @@ class RunnerOutput(unittest.TestCase):
         self.assertIn("x the reference's speed", r.words())
         r = self.run_script(self.line(1 << 20, 1.0, 1.6) + "\n" + self.line(1 << 22, 4.0, 6.4))
         self.assertEqual((r.status, r.points, round(r.ratio, 3)), ("ok", 3, 0.625))
+
+    def test_several_runs_score_the_median_and_keep_each_ratio(self):
+        # Each run of the stand-in reads the next line of times: ratios 1.0, 0.8, 0.6.
+        times = self.work / "times"
+        times.write_text("1.0\n1.25\n1.6667\n")
+        body = ("t=$(head -n 1 times); sed -i 1d times; "
+                "echo '{\"n\": 1048576, \"status\": \"ok\", \"copy_ms\": 0.5, \"reference_ms\": 1.0, "
+                "\"student_ms\": '$t'}'; echo '{\"n\": 4194304, \"status\": \"ok\", \"copy_ms\": 0.5, "
+                "\"reference_ms\": 1.0, \"student_ms\": '$t'}'")
+        r = self.run_script(body, runs=3)
+        self.assertEqual([round(x, 2) for x in r.runs], [0.6, 0.8, 1.0])
+        self.assertEqual((r.status, round(r.ratio, 2), r.points), ("ok", 0.8, 6))
+        self.assertIn("the median of 3 runs, 0.600 to 1.000", r.words())
 
     def test_too_slow_a_fault_and_wrong_output_get_no_points_and_say_why(self):
         for status, words in (("too_slow", "too slow"), ("fault", "failed"), ("wrong", "wrong output")):
