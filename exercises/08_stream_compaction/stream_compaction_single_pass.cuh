@@ -34,10 +34,11 @@ using CountDescriptors = scanlab::single_pass::TileDescriptors<unsigned, scanlab
 __device__ inline void look_back_kept_count(CountDescriptors& desc, unsigned tile, unsigned count,
                                             scanlab::single_pass::PollSchedule polls, unsigned& tile_prefix) {
   // BEGIN TODO
-  // TODO(student): publish this tile's `count` and find how many elements all earlier tiles kept,
-  //   with chapter 07's decoupled look-back (the library's publish_and_look_back, over `desc`, with
-  //   scanlab::Plus<unsigned> and `polls`), and leave that number in tile_prefix. Every lane of
-  //   the warp calls publish_and_look_back; one lane writes tile_prefix.
+  // TODO(student): the look-back described above: this tile's `count` published in `desc` for the
+  //   tiles after it, and the counts of all tiles before it summed into tile_prefix, by chapter
+  //   07's decoupled look-back as the single-pass library gives it (scanlab/single_pass/lookback.cuh,
+  //   a warp's look-back with the poll schedule `polls`). What must hold: all 32 lanes take part
+  //   (the warp's look-back is collective), and one lane writes tile_prefix.
   (void)desc;
   (void)tile;
   (void)count;
