@@ -1,8 +1,10 @@
 // The emulator's checkers for shared memory (design.md §4):
 //  - the race checker: read-after-write, write-after-read and write-after-write between two threads
-//    of a block with no barrier between them; lanes of one warp count as ordered once a warp
-//    collective (__syncwarp, a shuffle, a ballot) completed between their accesses, and threads
-//    once a cuda::barrier phase orders them (see "ordering through cuda::barrier phases"). These
+//    of a block with no barrier between them; lanes of one warp count as ordered once a
+//    __syncwarp that both took part in (or a chain of them) completed between their accesses, and
+//    threads once a cuda::barrier phase orders them (see "ordering through cuda::barrier phases").
+//    Shuffles and votes order nothing: the CUDA programming guide says they do not imply a memory
+//    barrier, and only __syncwarp "guarantees memory ordering among threads participating". These
 //    are the hazard classes compute-sanitizer's racecheck reports. An asynchronous copy is its
 //    issuing thread's write at the issue, and its bytes are pending until it completes: any access
 //    to them before that is reported as the copy's hazard.
@@ -40,7 +42,7 @@ PollRecord launch_polls;  // the launch under way's polled addresses
 // ---- shadow memory for the race checker: one record per 4-byte word of every slot's arena ----
 struct WordShadow {
   std::uint32_t write_epoch = 0, read_epoch = 0;
-  std::uint32_t write_sync = 0, read_sync = 0;  // the accessing warp's sync_epoch at the access
+  std::uint32_t write_sync = 0, read_sync = 0;  // the accessing lane's own warp clock at the access
   std::uint16_t writer = 0, reader = 0;         // linear thread index + 1 (0 = none)
   bool many_readers = false;
   const void* write_pc = nullptr;
@@ -55,14 +57,18 @@ struct WordShadow {
 // clocks up to c happened before this thread's current point, through phases it waited for (the
 // arrivals of a phase carry what their threads knew, and a wait for the phase takes it all). Two
 // accesses in one barrier interval are ordered when the later thread knows the earlier access.
-// In such blocks a word read by several threads keeps every reader (a write must be ordered after
-// each); elsewhere the checker keeps the first reader only, as it always has.
+// A word read by several threads keeps every reader (a write must be ordered after each). In blocks
+// without cuda::barriers a reader of another warp than the writer's is never ordered before the
+// write, so once the readers span two warps any write of the interval races with one of them and
+// the list grows no further (at most 33 readers: cheap to scan on every read).
 struct ExtraReader {
   std::uint16_t thread;
   std::uint32_t clock, sync;
+  const void* pc;
 };
 struct ExtraReads {
   std::uint32_t epoch = 0;
+  bool two_warps = false;  // the readers kept span two warps (blocks without cuda::barriers)
   std::vector<ExtraReader> readers;
 };
 std::unordered_map<std::size_t, ExtraReads> extra_reads;  // by slot * words per arena + word
@@ -71,21 +77,27 @@ bool barrier_ordered(const Thread* t, unsigned other, std::uint32_t other_clock)
   return other < t->known.size() && t->known[other] >= other_clock;
 }
 
-// Another reader of a word in barrier interval `epoch` (its latest read counts).
-void note_extra_reader(std::size_t key, std::uint32_t epoch, unsigned reader, std::uint32_t clock, std::uint32_t sync) {
+// Another reader of a word in barrier interval `epoch` (its latest read counts); `first` is the
+// interval's first reader (kept in the word's shadow).
+void note_extra_reader(std::size_t key, std::uint32_t epoch, unsigned first, unsigned reader, std::uint32_t clock,
+                       std::uint32_t sync, const void* pc, bool all_readers) {
   ExtraReads& x = extra_reads[key];
   if (x.epoch != epoch) {
     x.epoch = epoch;
+    x.two_warps = false;
     x.readers.clear();
   }
   for (ExtraReader& r : x.readers) {
     if (r.thread == reader) {
       r.clock = clock;
       r.sync = sync;
+      r.pc = pc;
       return;
     }
   }
-  x.readers.push_back(ExtraReader{std::uint16_t(reader), clock, sync});
+  if (!all_readers && x.two_warps) return;
+  x.two_warps |= reader / 32 != first / 32;
+  x.readers.push_back(ExtraReader{std::uint16_t(reader), clock, sync, pc});
 }
 std::vector<std::unique_ptr<WordShadow[]>> shadows;  // by slot, allocated on first use
 
@@ -166,6 +178,8 @@ void find_variable(const Block& b, const char* addr, std::string& name, std::siz
 
 void record_hazard(Hazard kind, const Block& b, unsigned first, const void* first_pc, unsigned second,
                    const void* second_pc, const char* addr, std::size_t bytes, bool second_writes = false) {
+  // A thread's own accesses are ordered by program order; only a copy's hazard may name its issuer twice.
+  if (first == second && kind != Hazard::async_copy && kind != Hazard::bulk_copy) return;
   HazardKey key{kind, first_pc, second_pc};
   auto it = hazard_index.find(key);
   if (it != hazard_index.end()) {
@@ -188,9 +202,18 @@ void record_hazard(Hazard kind, const Block& b, unsigned first, const void* firs
   launch_hazards.push_back(std::move(r));
 }
 
-// Lanes of one warp are ordered when a collective of that warp completed between the two accesses.
+// A lane's own warp clock (Warp::lane_known), recorded with each of its accesses.
+std::uint32_t lane_clock(const Block& b, unsigned linear) {
+  const Warp& w = b.warps[linear / 32];
+  return w.lane_known.empty() ? 0 : w.lane_known[(linear % 32) * 33];
+}
+
+// Lanes of one warp are ordered when a __syncwarp that both took part in (directly or through a
+// chain of them) completed after the other's access, made at its clock other_sync.
 bool warp_ordered(const Block& b, unsigned me, unsigned other, std::uint32_t other_sync) {
-  return me / 32 == other / 32 && b.warps[me / 32].sync_epoch != other_sync;
+  if (me / 32 != other / 32) return false;
+  const Warp& w = b.warps[me / 32];
+  return !w.lane_known.empty() && w.lane_known[(me % 32) * 32 + other % 32] > other_sync;
 }
 
 // An access to a word that an asynchronous copy has not finished writing: reported as that copy's
@@ -213,7 +236,7 @@ void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, c
   WordShadow* shadow = shadow_words(addr, bytes, first_word, last_word, &slot);
   const unsigned me = t->linear;
   const std::uint16_t me1 = std::uint16_t(me + 1);
-  const std::uint32_t E = b.epoch, sync = b.warps[t->warp].sync_epoch, clock = t->bclock;
+  const std::uint32_t E = b.epoch, sync = lane_clock(b, me), clock = t->bclock;
   const bool barriers = !b.mbarriers.empty();
   for (std::size_t w = first_word; w <= last_word; ++w) {
     WordShadow& s = shadow[w];
@@ -234,9 +257,10 @@ void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, c
         s.many_readers = false;
       } else if (s.reader == me1) {
         s.read_clock = clock;  // a later read of the same reader: a write must come after this one
-        if (barriers) s.read_sync = sync;
+        s.read_sync = sync;
+        s.read_pc = pc;
       } else {
-        if (barriers) note_extra_reader(slot * (kArenaBytes / 4) + w, E, me, clock, sync);
+        note_extra_reader(slot * (kArenaBytes / 4) + w, E, s.reader - 1u, me, clock, sync, pc, barriers);
         s.many_readers = true;
       }
     } else {
@@ -244,29 +268,23 @@ void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, c
           !ordered_after(s.writer - 1u, s.write_sync, s.write_clock))
         record_hazard(Hazard::waw, b, s.writer - 1u, s.write_pc, me, pc, addr, bytes);
       if (s.read_epoch == E && s.reader && (s.reader != me1 || s.many_readers)) {
-        if (barriers) {
-          // Every reader of this interval but the writer must be ordered before the write.
-          long other = -1;
-          if (s.reader != me1 && !ordered_after(s.reader - 1u, s.read_sync, s.read_clock)) other = s.reader - 1u;
-          if (other < 0 && s.many_readers) {
-            auto it = extra_reads.find(slot * (kArenaBytes / 4) + w);
-            if (it == extra_reads.end() || it->second.epoch != E) {
-              other = s.reader != me1 ? s.reader - 1u : me;  // the readers were not kept: assume the worst
-            } else {
-              for (const ExtraReader& r : it->second.readers) {
-                if (r.thread != me && !ordered_after(r.thread, r.sync, r.clock)) {
-                  other = r.thread;
-                  break;
-                }
+        // Every reader of this interval but the writer must be ordered before the write.
+        long other = -1;
+        const void* other_pc = s.read_pc;
+        if (s.reader != me1 && !ordered_after(s.reader - 1u, s.read_sync, s.read_clock)) other = s.reader - 1u;
+        if (other < 0 && s.many_readers) {
+          auto it = extra_reads.find(slot * (kArenaBytes / 4) + w);
+          if (it != extra_reads.end() && it->second.epoch == E) {
+            for (const ExtraReader& r : it->second.readers) {
+              if (r.thread != me && !ordered_after(r.thread, r.sync, r.clock)) {
+                other = r.thread;
+                other_pc = r.pc;
+                break;
               }
             }
           }
-          if (other >= 0) record_hazard(Hazard::war, b, unsigned(other), s.read_pc, me, pc, addr, bytes);
-        } else {
-          const unsigned other = s.reader != me1 ? s.reader - 1u : me;
-          if (other != me ? !warp_ordered(b, me, other, s.read_sync) : true)
-            record_hazard(Hazard::war, b, other, s.read_pc, me, pc, addr, bytes);
         }
+        if (other >= 0) record_hazard(Hazard::war, b, unsigned(other), other_pc, me, pc, addr, bytes);
       }
       s.writer = me1;
       s.write_epoch = E;
@@ -418,7 +436,7 @@ void race_async_completed(std::uint32_t serial, const void* dst, std::size_t byt
       s.writer = std::uint16_t(writer->linear + 1);
       s.write_epoch = b.epoch;
       s.write_pc = pc;
-      s.write_sync = b.warps[writer->warp].sync_epoch;
+      s.write_sync = lane_clock(b, writer->linear);
       s.write_clock = writer->bclock;
     }
   }
@@ -454,7 +472,14 @@ void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write
 void diag_block_started(Block& b) {
   b.epoch = ++global_epoch;
   b.phase = 0;
-  for (Warp& w : b.warps) w.sync_epoch = ++global_epoch;
+  const bool clocks = observe_shared && options().racecheck;
+  const std::uint32_t start = ++global_epoch;
+  for (Warp& w : b.warps) {
+    if (clocks)
+      w.lane_known.assign(32 * 32, start);
+    else
+      w.lane_known.clear();
+  }
 }
 
 void diag_barrier_released(Block& b) {
@@ -465,10 +490,22 @@ void diag_barrier_released(Block& b) {
   ++b.phase;
 }
 
-void diag_warp_synced(Block& b, unsigned warp) {
+void diag_warp_synced(Block& b, unsigned warp, unsigned ordering) {
   if (!observe_shared) return;
   if (options().banks) flush_banks(b, warp);
-  b.warps[warp].sync_epoch = ++global_epoch;
+  Warp& w = b.warps[warp];
+  if (!ordering || w.lane_known.empty()) return;
+  // Join the clocks of the lanes that met at this __syncwarp, then give each of them a new clock
+  // that all of them know.
+  std::uint32_t joined[32] = {};
+  for (unsigned l = 0; l < 32; ++l)
+    if ((ordering >> l) & 1u)
+      for (unsigned i = 0; i < 32; ++i) joined[i] = std::max(joined[i], w.lane_known[l * 32 + i]);
+  const std::uint32_t now = ++global_epoch;
+  for (unsigned i = 0; i < 32; ++i)
+    if ((ordering >> i) & 1u) joined[i] = now;
+  for (unsigned l = 0; l < 32; ++l)
+    if ((ordering >> l) & 1u) std::copy(joined, joined + 32, &w.lane_known[l * 32]);
 }
 
 void diag_block_finished(Block& b) {

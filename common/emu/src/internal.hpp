@@ -132,7 +132,11 @@ struct alignas(64) Thread {
 };
 
 struct Warp {
-  std::uint32_t sync_epoch = 0;  // changes whenever a collective of this warp completes
+  // Race checker: lane_known[j * 32 + i] is the latest __syncwarp that lanes i and j both took part
+  // in, directly or through other lanes (a vector clock per lane, joined at each __syncwarp; the
+  // entries are global epochs, so they only grow). lane_known[i * 32 + i] is lane i's own clock: an
+  // access of lane i made at clock c is ordered before lane j once lane_known[j * 32 + i] > c.
+  std::vector<std::uint32_t> lane_known;
   unsigned live = 0;             // lanes not exited
   unsigned arrived = 0;          // lanes waiting at a collective
   unsigned activemask = 0;       // lanes waiting in __activemask
@@ -250,7 +254,9 @@ extern bool observe_shared;  // race checker or bank counter on for this launch
 void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc);
 void diag_block_started(Block& b);
 void diag_barrier_released(Block& b);
-void diag_warp_synced(Block& b, unsigned warp);
+// A collective of a warp completed; `ordering` holds its lanes that reached a __syncwarp, which
+// orders their memory accesses (shuffles and votes do not: CUDA programming guide).
+void diag_warp_synced(Block& b, unsigned warp, unsigned ordering);
 void diag_block_finished(Block& b);  // also records how many addresses the block polled
 void diag_launch_started(Launch& L);
 void diag_launch_finished(Launch& L);

@@ -248,7 +248,10 @@ void complete_collective(Block& b, Warp& w, unsigned warp, unsigned group) {
     t.wait = Wait::none;
   }
   w.arrived &= ~group;
-  diag_warp_synced(b, warp);
+  unsigned ordering = 0;
+  for (unsigned l = 0; l < 32; ++l)
+    if (((group >> l) & 1u) && lanes[l]->op == WarpOp::sync) ordering |= 1u << l;
+  diag_warp_synced(b, warp, ordering);
 }
 
 // A collective can complete when every live lane of its mask has arrived (lanes that exited or do
