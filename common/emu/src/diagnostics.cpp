@@ -49,6 +49,11 @@ struct WordShadow {
   const void* read_pc = nullptr;
   std::uint32_t async_serial = 0;                 // an asynchronous copy into this word, if still pending
   std::uint32_t write_clock = 0, read_clock = 0;  // the accessing thread's barrier clock (below)
+  // The last bulk copy into this word: its block (Block::diag_id), cuda::barrier (index + 1),
+  // issuing thread and site (a copy of another barrier into it is a stage overlap).
+  std::uint32_t copy_block = 0, copy_barrier = 0;
+  std::uint16_t copy_thread = 0;
+  const void* copy_pc = nullptr;
 };
 
 // ---- ordering through cuda::barrier phases (blocks that use one) ----
@@ -179,7 +184,7 @@ void find_variable(const Block& b, const char* addr, std::string& name, std::siz
 void record_hazard(Hazard kind, const Block& b, unsigned first, const void* first_pc, unsigned second,
                    const void* second_pc, const char* addr, std::size_t bytes, bool second_writes = false) {
   // A thread's own accesses are ordered by program order; only a copy's hazard may name its issuer twice.
-  if (first == second && kind != Hazard::async_copy && kind != Hazard::bulk_copy) return;
+  if (first == second && (kind == Hazard::raw || kind == Hazard::war || kind == Hazard::waw)) return;
   HazardKey key{kind, first_pc, second_pc};
   auto it = hazard_index.find(key);
   if (it != hazard_index.end()) {
@@ -354,10 +359,36 @@ void print_copy_hazard(const HazardReport& h) {
                coords(h.first_thread).c_str(), h.first_site.c_str(), h.occurrences, h.occurrences == 1 ? "" : "s");
 }
 
+// e.g. "racecheck: copy-overlap hazard in kernel `k`, block (0,0,0): the copy issued by thread (0,0,0)
+// at k.cu:30 writes shared `stage`[64] (byte 256) while the copy issued by thread (0,0,0) at k.cu:30
+// into the same bytes is still in flight: ..."
+void print_overlap_hazard(const HazardReport& h) {
+  const char* what = h.kind == Hazard::copy_overlap
+                         ? "while the copy issued by thread %s at %s into the same bytes is still in flight: each copy "
+                           "in flight needs bytes of its own (check the destination offset of each stage), or the "
+                           "later copy must wait until the earlier one's bytes were waited for and read"
+                         : "which the copy issued by thread %s at %s filled for another cuda::barrier (another stage): "
+                           "each stage's copies must land in that stage's own bytes (check the destination offset of "
+                           "each stage)";
+  char tail[512];
+  std::snprintf(tail, sizeof tail, what, coords(h.first_thread).c_str(), h.first_site.c_str());
+  std::fprintf(stderr,
+               "racecheck: %s hazard in kernel `%s`, block %s: the copy issued by thread %s at %s writes shared "
+               "%s%s[%zu] (byte %zu) %s (%" PRIu64 " time%s)\n",
+               to_string(h.kind), h.kernel.c_str(), coords(h.block).c_str(), coords(h.second_thread).c_str(),
+               h.second_site.c_str(), h.variable.empty() ? "memory" : "`",
+               (h.variable.empty() ? std::string() : h.variable + "`").c_str(), h.index, h.byte_offset, tail,
+               h.occurrences, h.occurrences == 1 ? "" : "s");
+}
+
 void print_launch_reports(const Launch& L) {
   const Options& opt = options();
   if (opt.racecheck) {
     for (const HazardReport& h : launch_hazards) {
+      if (h.kind == Hazard::copy_overlap || h.kind == Hazard::stage_overlap) {
+        print_overlap_hazard(h);
+        continue;
+      }
       if (h.kind == Hazard::async_copy || h.kind == Hazard::bulk_copy) {
         print_copy_hazard(h);
         continue;
@@ -406,15 +437,47 @@ void print_launch_reports(const Launch& L) {
 
 }  // namespace
 
-std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc) {
+std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc,
+                                unsigned barrier) {
   const char* addr = static_cast<const char*>(dst);
+  const Block& b = *t->block;
+  std::size_t first, last;
+  WordShadow* shadow = shadow_words(addr, bytes, first, last);
+  const char* word0 = addr - std::size_t(addr - shared_arena_base()) % 4;
+  // Bytes another copy still writes, or that another stage's copies filled: reported as that (the
+  // fix is the destination), not as an access before a wait.
+  for (std::size_t w = first; w <= last; ++w) {
+    WordShadow& s = shadow[w];
+    const char* word = word0 + (w - first) * 4;
+    if (s.async_serial) {
+      auto it = pending_copies.find(s.async_serial);
+      if (it != pending_copies.end() && it->second.block == &b) {
+        HazardReport* h = nullptr;
+        const std::size_t before = launch_hazards.size();
+        record_hazard(Hazard::copy_overlap, b, it->second.thread, it->second.pc, t->linear, pc, word, 4, true);
+        if (launch_hazards.size() > before) h = &launch_hazards.back();
+        if (h) h->bulk = bulk;
+        s.async_serial = 0;  // the new copy's bytes from now on
+        continue;
+      }
+    }
+    if (bulk && barrier && s.copy_block == b.diag_id && s.copy_barrier && s.copy_barrier != barrier)
+      record_hazard(Hazard::stage_overlap, b, s.copy_thread, s.copy_pc, t->linear, pc, word, 4, true);
+  }
   check_race(t, addr, bytes, true, pc);
   if (++last_serial == 0) ++last_serial;
   const std::uint32_t serial = last_serial;
   pending_copies[serial] = PendingCopy{t->block, t->linear, pc, bulk};
-  std::size_t first, last;
-  WordShadow* shadow = shadow_words(addr, bytes, first, last);
-  for (std::size_t w = first; w <= last; ++w) shadow[w].async_serial = serial;
+  for (std::size_t w = first; w <= last; ++w) {
+    WordShadow& s = shadow[w];
+    s.async_serial = serial;
+    if (bulk && barrier) {
+      s.copy_block = b.diag_id;
+      s.copy_barrier = barrier;
+      s.copy_thread = std::uint16_t(t->linear);
+      s.copy_pc = pc;
+    }
+  }
   return serial;
 }
 
@@ -471,6 +534,7 @@ void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write
 
 void diag_block_started(Block& b) {
   b.epoch = ++global_epoch;
+  b.diag_id = ++global_epoch;
   b.phase = 0;
   const bool clocks = observe_shared && options().racecheck;
   const std::uint32_t start = ++global_epoch;
@@ -639,6 +703,8 @@ const char* to_string(Hazard h) {
     case Hazard::war: return "write-after-read";
     case Hazard::async_copy: return "async-copy";
     case Hazard::bulk_copy: return "bulk-copy";
+    case Hazard::copy_overlap: return "copy-overlap";
+    case Hazard::stage_overlap: return "stage-overlap";
     default: return "write-after-write";
   }
 }

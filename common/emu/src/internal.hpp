@@ -62,6 +62,12 @@ struct MBarrier {
   // Race checker: what the arrivals of the current phase knew, and of the last completed phase
   // (diagnostics.cpp, "ordering through cuda::barrier phases").
   std::vector<std::uint32_t> arrived_known, completed_known;
+  // For each thread of the block, the phase (+ 1) of its last arrival and where it arrived: a
+  // second arrival in one phase is reported (async_copy.cpp), and the first such report is kept
+  // for a deadlock report on this barrier.
+  std::vector<std::uint32_t> arrival_phase, arrival_count;
+  std::vector<const void*> arrival_site, arrival_before;  // its last arrival's site, and the one before
+  std::string second_arrival;
 };
 
 // The fields that every barrier pass touches come first, in one cache line: a pass visits every
@@ -181,6 +187,7 @@ struct Block {
   bool stalled = false;
   std::uint64_t stall_epoch = 0;
   std::uint32_t epoch = 0;  // barrier interval, unique across all blocks (race checker)
+  std::uint32_t diag_id = 0;  // unique per block run (race checker: tells a slot's blocks apart)
   unsigned phase = 0;       // barriers this block has passed
   // Weak-memory mode (stale_loads.cpp): the block's view of global memory, as an SM's L1 holds it.
   // Its plain loads may return any committed value of a word that is not older than the commit
@@ -308,7 +315,11 @@ inline bool phase_completed(const Block& b, const Thread* t) {
 }
 // Race checker (diagnostics.cpp): the copy is t's write at its issue (at pc), and the bytes
 // [dst, dst+bytes) are pending from now on. Returns the copy's serial.
-std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc);
+// `barrier`: a bulk copy's cuda::barrier (its index in the block's table + 1; 0 for a pipeline
+// copy): a copy into bytes that another copy still in flight writes, or into bytes that copies of
+// another barrier (another stage) filled, is reported as such.
+std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc,
+                                unsigned barrier = 0);
 // The copy completed: its bytes are no longer pending; `writer` (a pipeline copy's thread, at its
 // wait) becomes their last writer, so that other threads' reads need a barrier after that wait; a
 // bulk copy's (writer null) have none, its barrier phase having ordered them before every waiter.
