@@ -113,6 +113,9 @@ struct alignas(64) Thread {
   // weak-memory mode: the thread's last volatile or atomic load since its last device-scope fence,
   // named when a plain load after it returns an old value (the flag load of a message-passing bug)
   const void* strong_load_pc = nullptr;
+  std::uintptr_t strong_load_word = 0;  // its word (address >> 2)
+  // the commit it returned (number, writer block; 0 and ~0 when the word has no history)
+  std::uint64_t strong_load_seq = 0, strong_load_writer = ~std::uint64_t(0);
   std::vector<BankAccess> bank_log;
   // Asynchronous copies (async_copy.cpp): this thread's __pipeline_memcpy_async copies not yet
   // covered by a __pipeline_wait_prior, the groups it committed, and with wait == phase the
@@ -300,6 +303,10 @@ void stale_launch_started(std::uint64_t seed);
 void stale_launch_finished(const Launch& L);  // prints the report of old values returned
 void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);
 void stale_strong_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);  // volatile, atomic
+// Just before a volatile or relaxed atomic load of global memory (after its poll): when the thread
+// loaded another word with such a load since its last fence or acquire, nothing orders the two, and
+// this one may return an older value (PTX: relaxed loads of different locations are unordered).
+void stale_relaxed_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);
 void stale_refresh(Thread* t);  // a device-scope fence or acquire of thread t
 // A store becomes visible to every block: `before` is what the bytes held until now (the committed
 // value), `after` what they hold from now on.
