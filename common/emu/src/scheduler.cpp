@@ -326,7 +326,7 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
   b->slot = slot;
   b->shared = arena_for_slot(slot);
   b->dynamic = b->shared;
-  if (L.dynamic_bytes) std::memset(b->dynamic, 0xCD, L.dynamic_bytes);  // poison: shared memory starts undefined
+  if (L.dynamic_bytes) std::memset(b->dynamic, kSharedFillByte, L.dynamic_bytes);  // shared memory starts undefined
   const unsigned n = L.threads_per_block;
   b->threads.resize(n);
   b->warps.assign((n + 31) / 32, Warp{});
@@ -733,7 +733,7 @@ void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, 
                                            std::to_string(L.dynamic_bytes) + ")");
   }
   char* p = b.shared + offset;
-  std::memset(p, 0xCD, bytes);
+  std::memset(p, kSharedFillByte, bytes);
   b.shared_used = offset + bytes - L.dynamic_bytes;
   b.vars.push_back(SharedVar{key, p, bytes, name});
   return p;

@@ -9,6 +9,12 @@
 
 namespace scanlab_emu {
 
+// The byte the emulator fills a block's shared memory with when the block starts (shared memory
+// starts undefined on a GPU). Not the byte the lab's drivers poison output buffers with (0xCD,
+// scanlab/verify.hpp), so a value copied from shared memory nothing wrote is told apart from an
+// output element never written.
+constexpr unsigned char kSharedFillByte = 0xCB;
+
 // async_copy: a shared-memory access to bytes that a __pipeline_memcpy_async is still copying (its
 // thread has not waited for it); bulk_copy: the same for a memcpy_async_tx whose cuda::barrier
 // phase has not completed. Their first thread and site are the copy's.
