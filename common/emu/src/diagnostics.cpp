@@ -648,7 +648,7 @@ Addr2line* addr2line_for(const std::string& file) {
     if (devnull >= 0) dup2(devnull, 2);
     close(in[1]);
     close(out[0]);
-    execlp("addr2line", "addr2line", "-e", file.c_str(), static_cast<char*>(nullptr));
+    execlp("addr2line", "addr2line", "-i", "-e", file.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(in[0]);
@@ -664,26 +664,67 @@ Addr2line* addr2line_for(const std::string& file) {
 }
 }  // namespace
 
-// file:line for a code address; cached.
-std::string symbolize(const void* pc) {
-  static std::unordered_map<const void*, std::string> cache;
+namespace {
+// The source lines of a code address, innermost first, then each function it was inlined into
+// (`addr2line -i`); empty when unknown. Each query is followed by address 0, whose "??" line ends
+// the answer. Cached.
+const std::vector<std::string>& source_frames(const void* pc) {
+  static std::unordered_map<const void*, std::vector<std::string>> cache;
   auto it = cache.find(pc);
   if (it != cache.end()) return it->second;
-  char fallback[32];
-  std::snprintf(fallback, sizeof fallback, "%p", pc);
-  std::string result = fallback;
+  std::vector<std::string> frames;
   Dl_info info{};
   if (pc && dladdr(pc, &info) && info.dli_fname) {
     const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
     if (Addr2line* a = addr2line_for(info.dli_fname)) {
-      std::fprintf(a->to, "0x%" PRIxPTR "\n", offset);
+      std::fprintf(a->to, "0x%" PRIxPTR "\n0\n", offset);
       std::fflush(a->to);
       char line[1024];
-      if (std::fgets(line, sizeof line, a->from)) {
+      for (bool first = true; std::fgets(line, sizeof line, a->from); first = false) {
         std::string s = line;
         while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+        if (s.rfind("??", 0) == 0) {
+          // The sentinel's line; or, first, the address itself unknown, and the sentinel's follows.
+          if (first && std::fgets(line, sizeof line, a->from) == nullptr) break;
+          break;
+        }
         if (auto paren = s.find(" (discriminator"); paren != std::string::npos) s.erase(paren);
-        if (!s.empty() && s.rfind("??", 0) != 0) result = s;
+        frames.push_back(s);
+      }
+    }
+  }
+  return cache.emplace(pc, std::move(frames)).first->second;
+}
+
+// Given code, not the student's: the lab's library and the emulator's headers, and the system's.
+bool library_file(const std::string& frame) {
+  return frame.find("/common/include/scanlab/") != std::string::npos ||
+         frame.find("/common/emu/include/") != std::string::npos || frame.rfind("/usr/", 0) == 0;
+}
+}  // namespace
+
+std::string source_line(const void* pc) {
+  const auto& frames = source_frames(pc);
+  if (!frames.empty()) return frames.front();
+  char fallback[32];
+  std::snprintf(fallback, sizeof fallback, "%p", pc);
+  return fallback;
+}
+
+// file:line for a code address. When it lies in the library's code, inlined into a function of
+// the student's (or the chapter's), that function's line comes first: "the caller's line (in
+// tile.cuh:120)", so that a report points at the code that called the library wrongly.
+std::string symbolize(const void* pc) {
+  static std::unordered_map<const void*, std::string> cache;
+  auto it = cache.find(pc);
+  if (it != cache.end()) return it->second;
+  const auto& frames = source_frames(pc);
+  std::string result = source_line(pc);
+  if (frames.size() > 1 && library_file(frames.front())) {
+    for (std::size_t k = 1; k < frames.size(); ++k) {
+      if (!library_file(frames[k])) {
+        result = frames[k] + " (in " + frames.front() + ")";
+        break;
       }
     }
   }

@@ -272,7 +272,8 @@ void diag_launch_started(Launch& L);
 void diag_launch_finished(Launch& L);
 void report_misuse(const std::string& message);
 void report_misuse_once(const void* site, const std::string& message);  // once per launch and site
-std::string symbolize(const void* pc);
+std::string symbolize(const void* pc);    // the student's line first when pc is in inlined library code
+std::string source_line(const void* pc);  // the innermost file:line only
 char* shared_arena_base();
 
 // ---- weak-memory mode (weak_memory.cpp) ----

@@ -565,7 +565,7 @@ dim3 grid_dim() { return builtins("gridDim").grid_dim; }
 // source lines cannot. Kept out of line: the barrier's fast path runs on every fiber's stack, and a
 // small frame there keeps the emulator's working set in cache.
 __attribute__((noinline, cold)) void check_same_barrier(const Thread& t, const Block& b, const void* site) {
-  if (symbolize(site) == symbolize(b.barrier_site)) return;
+  if (source_line(site) == source_line(b.barrier_site)) return;
   const std::string msg = "barrier divergence: thread " + dim_string(t.builtins.thread_idx) +
                           " waits at __syncthreads at " + symbolize(site) + " while other threads of block " +
                           dim_string(b.idx) + " wait at " + symbolize(b.barrier_site) +
