@@ -665,6 +665,18 @@ Addr2line* addr2line_for(const std::string& file) {
 }  // namespace
 
 namespace {
+// Symbolizing runs on a kernel thread's fiber (a report made where it happens). The standard
+// library code it calls may be the copy instantiated in a kernel's translation unit, which is
+// instrumented: with no running thread, its loads and stores are not the kernel's (in weak-memory
+// mode a store would otherwise be delayed like a kernel's, and the emulator's own heap corrupted).
+struct NotAKernelAccess {
+  Thread* saved = running;
+  NotAKernelAccess() { running = nullptr; }
+  ~NotAKernelAccess() { running = saved; }
+  NotAKernelAccess(const NotAKernelAccess&) = delete;
+  NotAKernelAccess& operator=(const NotAKernelAccess&) = delete;
+};
+
 // The source lines of a code address, innermost first, then each function it was inlined into
 // (`addr2line -i`); empty when unknown. Each query is followed by address 0, whose "??" line ends
 // the answer. Cached.
@@ -704,6 +716,7 @@ bool library_file(const std::string& frame) {
 }  // namespace
 
 std::string source_line(const void* pc) {
+  NotAKernelAccess quiet;
   const auto& frames = source_frames(pc);
   if (!frames.empty()) return frames.front();
   char fallback[32];
@@ -715,6 +728,7 @@ std::string source_line(const void* pc) {
 // the student's (or the chapter's), that function's line comes first: "the caller's line (in
 // tile.cuh:120)", so that a report points at the code that called the library wrongly.
 std::string symbolize(const void* pc) {
+  NotAKernelAccess quiet;
   static std::unordered_map<const void*, std::string> cache;
   auto it = cache.find(pc);
   if (it != cache.end()) return it->second;

@@ -179,6 +179,9 @@ bool serve_load(Thread* t, const void* addr, std::size_t bytes, const void* pc, 
 }
 
 void stale_relaxed_load(Thread* t, const void* addr, std::size_t bytes, const void* pc) {
+  // The poll before this load may have let other threads run, and one of them leave a plain load's
+  // old bytes in memory: put the real ones back before patching anew (one patch at a time).
+  stale_restore();
   const std::uintptr_t word = reinterpret_cast<std::uintptr_t>(addr) >> 2;
   const bool unordered = t->strong_load_pc && t->strong_load_word != word;
   if (!(unordered && serve_load(t, addr, bytes, pc, true))) {
