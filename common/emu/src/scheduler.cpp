@@ -308,6 +308,12 @@ void thread_exited(Thread* t) {
 
 void run_thread_body(Thread* t) {
   Launch& launch = *current_launch;
+  // Weak memory: a thread's last volatile or atomic load is of its own block and launch (commit
+  // numbers start again with every launch); the fiber may have run another block before.
+  t->strong_load_pc = nullptr;
+  t->strong_load_word = 0;
+  t->strong_load_seq = 0;
+  t->strong_load_writer = ~std::uint64_t(0);
   launch.body(launch.context);
   if (!t->pipeline.empty()) async_thread_exited(t);
   thread_exited(t);
