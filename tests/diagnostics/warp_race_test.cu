@@ -112,10 +112,10 @@ bool reported(int line_a, int line_b) {
   bool found = false;
   for (const auto& h : scanlab_emu::diagnostics().hazards) {
     CHECK_MESSAGE(!same_thread(h), "a thread reported against itself at ", h.first_site, " and ", h.second_site);
-    const bool ab = h.first_site.find(at(line_a)) != std::string::npos &&
-                    h.second_site.find(at(line_b)) != std::string::npos;
-    const bool ba = h.first_site.find(at(line_b)) != std::string::npos &&
-                    h.second_site.find(at(line_a)) != std::string::npos;
+    const bool ab =
+        h.first_site.find(at(line_a)) != std::string::npos && h.second_site.find(at(line_b)) != std::string::npos;
+    const bool ba =
+        h.first_site.find(at(line_b)) != std::string::npos && h.second_site.find(at(line_a)) != std::string::npos;
     found |= ab || ba;
   }
   return found;

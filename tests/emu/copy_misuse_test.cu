@@ -48,7 +48,8 @@ __global__ void two_stages(const int* in, int* out, int mode) {
       block_barrier::arrival_token token;
       if (threadIdx.x == 0) {
         const int dst = mode == 0 ? s : 0;
-        cuda::device::memcpy_async_tx(&stage[dst][0], in + (2 * r + s) * kItems, cuda::aligned_size_t<16>(kBytes), bar[s]);
+        cuda::device::memcpy_async_tx(&stage[dst][0], in + (2 * r + s) * kItems, cuda::aligned_size_t<16>(kBytes),
+                                      bar[s]);
         token = cuda::device::barrier_arrive_tx(bar[s], 1, kBytes);
       } else {
         token = bar[s].arrive();

@@ -44,8 +44,8 @@ enum Variant {
   kVolatileDataFences,
   kRelaxedData
 };
-const std::vector<std::string> kVariants = {"none",          "writer-fence",    "reader-fence",         "fences",
-                                            "block-fences",  "release-acquire", "warp-vote",            "warp-vote-fences",
+const std::vector<std::string> kVariants = {"none",          "writer-fence",         "reader-fence", "fences",
+                                            "block-fences",  "release-acquire",      "warp-vote",    "warp-vote-fences",
                                             "volatile-data", "volatile-data-fences", "relaxed-data"};
 }  // namespace
 
@@ -82,12 +82,10 @@ __global__ void message_passing(int* mem, int* results, const int* rotations, in
   if (reader_fence) __threadfence();
   if (variant == kBlockFences) __threadfence_block();
   int value;
-  if (variant == kVolatileData || variant == kVolatileDataFences)
-    value = *reinterpret_cast<volatile int*>(data);
+  if (variant == kVolatileData || variant == kVolatileDataFences) value = *reinterpret_cast<volatile int*>(data);
   else if (variant == kRelaxedData)
     value = cuda::atomic_ref<int, cuda::thread_scope_device>(*data).load(cuda::memory_order_relaxed);
-  else
-    value = *data;
+  else value = *data;
   if (warp) value = __shfl_sync(0xffffffffu, value, 31);
   if (threadIdx.x == 0) {
     results[2 * k] = seen;

@@ -375,8 +375,8 @@ std::string describe_mbarrier_waits(const Block& b) {
           m.arrival_count[fewest] > 0)
         os << "      thread " << coords(b.threads[most]->builtins.thread_idx) << " arrived on it "
            << m.arrival_count[most] << " times (the last two at " << symbolize(m.arrival_before[most]) << " and "
-           << symbolize(m.arrival_site[most]) << "), thread " << coords(b.threads[fewest]->builtins.thread_idx)
-           << " " << m.arrival_count[fewest]
+           << symbolize(m.arrival_site[most]) << "), thread " << coords(b.threads[fewest]->builtins.thread_idx) << " "
+           << m.arrival_count[fewest]
            << " time(s): an extra arrival completes a phase without another thread's, whose own arrival then "
               "waits in the next phase: a thread arrives once per phase\n";
     }

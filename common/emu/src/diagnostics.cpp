@@ -539,10 +539,8 @@ void diag_block_started(Block& b) {
   const bool clocks = observe_shared && options().racecheck;
   const std::uint32_t start = ++global_epoch;
   for (Warp& w : b.warps) {
-    if (clocks)
-      w.lane_known.assign(32 * 32, start);
-    else
-      w.lane_known.clear();
+    if (clocks) w.lane_known.assign(32 * 32, start);
+    else w.lane_known.clear();
   }
 }
 

@@ -71,10 +71,8 @@ inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc
   if (weak_memory) scanlab_emu::detail::stale_restore();
   poll(addr, bytes);
   if (weak_memory && !is_shared_address(addr)) {
-    if (done)
-      scanlab_emu::detail::stale_strong_load(t, addr, bytes, pc);
-    else
-      scanlab_emu::detail::stale_relaxed_load(t, addr, bytes, pc);
+    if (done) scanlab_emu::detail::stale_strong_load(t, addr, bytes, pc);
+    else scanlab_emu::detail::stale_relaxed_load(t, addr, bytes, pc);
   }
 }
 

@@ -146,10 +146,10 @@ struct Warp {
   // entries are global epochs, so they only grow). lane_known[i * 32 + i] is lane i's own clock: an
   // access of lane i made at clock c is ordered before lane j once lane_known[j * 32 + i] > c.
   std::vector<std::uint32_t> lane_known;
-  unsigned live = 0;             // lanes not exited
-  unsigned arrived = 0;          // lanes waiting at a collective
-  unsigned activemask = 0;       // lanes waiting in __activemask
-  bool spinning = false;         // a lane of its last collective was spinning on a poll
+  unsigned live = 0;        // lanes not exited
+  unsigned arrived = 0;     // lanes waiting at a collective
+  unsigned activemask = 0;  // lanes waiting in __activemask
+  bool spinning = false;    // a lane of its last collective was spinning on a poll
 };
 
 struct SharedVar {
@@ -189,9 +189,9 @@ struct Block {
   char* dynamic = nullptr;
   bool stalled = false;
   std::uint64_t stall_epoch = 0;
-  std::uint32_t epoch = 0;  // barrier interval, unique across all blocks (race checker)
+  std::uint32_t epoch = 0;    // barrier interval, unique across all blocks (race checker)
   std::uint32_t diag_id = 0;  // unique per block run (race checker: tells a slot's blocks apart)
-  unsigned phase = 0;       // barriers this block has passed
+  unsigned phase = 0;         // barriers this block has passed
   // Weak-memory mode (stale_loads.cpp): the block's view of global memory, as an SM's L1 holds it.
   // Its plain loads may return any committed value of a word that is not older than the commit
   // sequence number of its last device-scope fence or acquire, nor than the word's floor (the newest

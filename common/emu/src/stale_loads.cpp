@@ -313,8 +313,8 @@ void stale_launch_finished(const Launch& L) {
       break;
     }
     std::string text = std::string(key.relaxed ? "the volatile or relaxed load at " : "the plain load at ") +
-                       symbolize(key.load_pc) + " (block " + coords(r.block) + ", thread " +
-                       coords(r.thread) + ") returned an older value of " + describe_address(r.addr);
+                       symbolize(key.load_pc) + " (block " + coords(r.block) + ", thread " + coords(r.thread) +
+                       ") returned an older value of " + describe_address(r.addr);
     char values[80];
     std::snprintf(values, sizeof values, " (0x%08" PRIx32 " instead of 0x%08" PRIx32 ")", r.returned, r.newest);
     text += values;

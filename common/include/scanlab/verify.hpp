@@ -140,8 +140,7 @@ bool is_shared_fill(const T& value) {
 template <class T>
 std::string display_with_poison(const T& value) {
   std::string text = to_display_string(value);
-  if (is_poison(value))
-    text += " (poison: never written)";
+  if (is_poison(value)) text += " (poison: never written)";
   else if (is_shared_fill(value))
     text += " (the emulator's fill of unwritten shared memory: a value read from shared memory that nothing wrote)";
   return text;
