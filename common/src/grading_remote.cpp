@@ -129,6 +129,13 @@ class Runner {
     for (std::size_t found = 0; begin > 0; --begin) {
       if (log_[begin - 1] == '\n' && ++found == lines) break;
     }
+    // A multi-line report (the emulator's deadlock report: its first line says what happened, the
+    // indented ones where each block waits) is kept from its first line on, up to 16 more lines.
+    for (std::size_t more = 0; begin > 0 && log_[begin] == ' ' && more < 16; ++more) {
+      std::size_t prev = begin - 1;
+      while (prev > 0 && log_[prev - 1] != '\n') --prev;
+      begin = prev;
+    }
     return log_.substr(begin, end - begin);
   }
 

@@ -84,7 +84,15 @@ class EmuSettings {
 json emulator_findings() {
   json found = json::array();
   for (const auto& h : scanlab_emu::diagnostics().hazards) {
-    if (h.kind == scanlab_emu::Hazard::async_copy || h.kind == scanlab_emu::Hazard::bulk_copy) {
+    if (h.kind == scanlab_emu::Hazard::copy_overlap) {
+      found.push_back("two asynchronous copies in flight over the same shared bytes in " + h.kernel + ": the copy at " +
+                      h.first_site + ", and the copy at " + h.second_site +
+                      " (each copy in flight needs bytes of its own: check the destination offset of each stage)");
+    } else if (h.kind == scanlab_emu::Hazard::stage_overlap) {
+      found.push_back("an asynchronous copy into another stage's shared bytes in " + h.kernel + ": the copy at " +
+                      h.second_site + " writes bytes that the copy at " + h.first_site +
+                      " filled for another cuda::barrier (check the destination offset of each stage)");
+    } else if (h.kind == scanlab_emu::Hazard::async_copy || h.kind == scanlab_emu::Hazard::bulk_copy) {
       // The first site is the copy's, the second the access that did not wait for it.
       found.push_back(std::string(h.second_writes ? "a write to" : "a read of") + " shared memory in " + h.kernel +
                       " before the asynchronous copy into it completed: the copy at " + h.first_site +

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from scanlab_grade.chapters import points_of
+from scanlab_grade.findings import dedup, dedup_message
 
 
 class GradeError(Exception):
@@ -123,6 +124,7 @@ class DoctestXmlReader:
                 details.append("; ".join(infos + [_lines(child.findtext("Text"))]))
         if not passed and not details:
             details.append("failed")
+        details = dedup(details)  # each emulator finding once per test, with its count
         duration = float(overall.get("duration", 0) or 0) if overall is not None else 0.0
         return TestResult(name=tc.get("name", ""), points=points_of(tc.get("description")),
                           passed=passed, message=details[0] if details else "",
@@ -247,6 +249,7 @@ def run_tests(binary, names: List[str], env: Dict[str, str], workdir: Path, labe
             tail = [line for line in _tail_lines(log_path, 3) if not line.startswith("scanlab seed:")][-2:]
         if tail:
             reason += " | " + " | ".join(tail)
+        reason = dedup_message(reason)
         points = reader.open[1] if reader.open is not None and reader.open[0] == name else None
         results[name] = TestResult(name=name, points=points if points is not None else -1,
                                    passed=False, message=reason, details=[reason],

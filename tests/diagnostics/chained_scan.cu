@@ -1,10 +1,15 @@
 // A single-pass chained scan (Merrill & Garland's "chained scan", NVR-2016-002 §3.2): one block per
 // tile, each tile waits for its predecessor's inclusive prefix, then publishes its own. Small on
 // purpose: it is the program the emulator's schedule and weak-memory modes are shown and tested on.
-//   chained_scan [--n N] [--blockidx] [--no-fence | --flag-first] [--plain-read | --fenced-plain-read]
+//   chained_scan [--n N] [--blockidx] [--no-fence | --flag-first]
+//                [--volatile-read | --plain-read | --fenced-plain-read] [--warp-poll]
 // --blockidx   tiles in blockIdx order (deadlocks when a later block is resident before an earlier one)
 // --no-fence   publish the prefix, then the flag, with no __threadfence between them (wrong)
 // --flag-first publish the flag before the prefix (wrong)
+// By default the reader waits for the flag with volatile loads, fences, then loads the prefix with a
+// volatile load.
+// --volatile-read  the same volatile load of the prefix with no fence before it (wrong: two volatile
+//              loads of different words are not ordered without one)
 // --plain-read after seeing the flag, read the prefix with a plain (cacheable) load and no fence
 //              (wrong: nothing orders that load after the flag's)
 // --fenced-plain-read  the same plain load after a __threadfence() (right)
@@ -19,7 +24,7 @@
 
 constexpr int kTile = 128;
 enum Publish { kValueFenceFlag = 0, kValueFlagNoFence = 1, kFlagFirst = 2 };
-enum Read { kVolatile = 0, kPlainNoFence = 1, kFencePlain = 2 };
+enum Read { kFenceVolatile = 0, kVolatileNoFence = 1, kPlainNoFence = 2, kFencePlain = 3 };
 
 // The same memory, read through a plain pointer: a load the compiler and the GPU may serve from a
 // cache (an SM's L1) that is not kept coherent with other SMs' stores.
@@ -56,8 +61,8 @@ __global__ void chained_scan_inclusive(const int* in, int* out, int n, volatile 
     if (tile > 0) {
       while (flags[tile - 1] == 0) {
       }
-      if (read == kFencePlain) __threadfence();  // the flag's load before the prefix's
-      before = read == kVolatile ? prefixes[tile - 1] : plain(prefixes)[tile - 1];
+      if (read == kFencePlain || read == kFenceVolatile) __threadfence();  // the flag's load before the prefix's
+      before = read == kFenceVolatile || read == kVolatileNoFence ? prefixes[tile - 1] : plain(prefixes)[tile - 1];
     }
     const int inclusive = before + s[kTile - 1];
     if (publish == kFlagFirst) {
@@ -88,19 +93,20 @@ int main(int argc, char** argv) {
   int n = 64 * kTile;
   bool ticketed = true;
   int publish = kValueFenceFlag;
-  int read = kVolatile;
+  int read = kFenceVolatile;
   bool warp_poll = false;
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--n") && a + 1 < argc) n = std::atoi(argv[++a]);
     else if (!std::strcmp(argv[a], "--blockidx")) ticketed = false;
     else if (!std::strcmp(argv[a], "--no-fence")) publish = kValueFlagNoFence;
     else if (!std::strcmp(argv[a], "--flag-first")) publish = kFlagFirst;
+    else if (!std::strcmp(argv[a], "--volatile-read")) read = kVolatileNoFence;
     else if (!std::strcmp(argv[a], "--plain-read")) read = kPlainNoFence;
     else if (!std::strcmp(argv[a], "--fenced-plain-read")) read = kFencePlain;
     else if (!std::strcmp(argv[a], "--warp-poll")) warp_poll = true;
     else {
-      std::fprintf(stderr, "usage: chained_scan [--n N] [--blockidx] [--no-fence | --flag-first] [--plain-read | "
-                           "--fenced-plain-read] [--warp-poll]\n");
+      std::fprintf(stderr, "usage: chained_scan [--n N] [--blockidx] [--no-fence | --flag-first] [--volatile-read | "
+                           "--plain-read | --fenced-plain-read] [--warp-poll]\n");
       return 2;
     }
   }
@@ -132,9 +138,10 @@ int main(int argc, char** argv) {
   const char* how = publish == kValueFenceFlag ? "value, fence, flag"
                     : publish == kFlagFirst    ? "flag first"
                                                : "value, flag, no fence";
-  std::string reader = read == kVolatile       ? "volatile read"
-                       : read == kPlainNoFence ? "plain read, no fence"
-                                               : "fence, plain read";
+  std::string reader = read == kFenceVolatile     ? "fence, volatile read"
+                       : read == kVolatileNoFence ? "volatile read, no fence"
+                       : read == kPlainNoFence    ? "plain read, no fence"
+                                                  : "fence, plain read";
   if (warp_poll) reader += " after a warp poll";
   long long sum = 0;
   for (int i = 0; i < n; ++i) {

@@ -11,8 +11,8 @@
 // (__threadfence() is fence.sc); without fences it is allowed. Variants:
 //   plain       plain loads, no fence (allowed; on the emulator each block's view of memory may lag
 //               behind on a different location)
-//   volatile    volatile loads, no fence (allowed by the model; the emulator does not show it, as its
-//               volatile loads see one order of all stores, like most GPUs)
+//   volatile    volatile loads, no fence (allowed by the model: two relaxed loads of different
+//               locations are not ordered without a fence; the emulator shows it under --memory weak)
 //   fences      plain loads with __threadfence() between them (forbidden)
 // The writers' stores are volatile.
 #include "litmus.cuh"

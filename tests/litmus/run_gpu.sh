@@ -21,7 +21,8 @@ run() {  # run PROGRAM VARIANT
   "$bin/litmus_$1" --variant "$2" --iterations "$iterations" --instances "$instances" --stress "$stress" 2>&1 |
     tee -a "$out"
 }
-for v in none writer-fence reader-fence fences block-fences release-acquire warp-vote warp-vote-fences; do run mp "$v"; done
+for v in none writer-fence reader-fence fences block-fences release-acquire warp-vote warp-vote-fences \
+  volatile-data volatile-data-fences relaxed-data; do run mp "$v"; done
 for v in none fences; do run sb "$v"; done
 for v in none fences; do run lb "$v"; done
 for v in corr-plain corr-volatile coww; do run coherence "$v"; done

@@ -125,6 +125,33 @@ unsigned lookup(Thread* t, void* bar, const char* api, const void* site) {
   return index;
 }
 
+// A thread's arrival on m. A second one in the same phase counts as another thread's: the phase
+// completes one arrival early, and a thread whose arrival was taken waits in the next phase,
+// which then misses it. Reported where it happens, naming both arrivals.
+void note_arrival(const Thread* t, const Block& b, MBarrier& m, const void* site) {
+  if (m.arrival_phase.size() < b.threads.size()) {
+    m.arrival_phase.resize(b.threads.size(), 0);
+    m.arrival_count.resize(b.threads.size(), 0);
+    m.arrival_site.resize(b.threads.size(), nullptr);
+    m.arrival_before.resize(b.threads.size(), nullptr);
+  }
+  const unsigned me = t->linear;
+  if (m.arrival_phase[me] == m.phase + 1) {
+    const std::string msg =
+        who(t) + " arrives on cuda::barrier " + barrier_name(b, m.addr) + " twice in one phase: at " +
+        symbolize(m.arrival_site[me]) + ", then again at " + symbolize(site) +
+        " before the phase completed. The second arrival counts for another thread, so the phase completes "
+        "without that thread and its own arrival lands in the next phase: a thread arrives once per phase, "
+        "and waits for the phase before it arrives again";
+    report_misuse_once(site, msg);
+    if (m.second_arrival.empty()) m.second_arrival = msg;
+  }
+  m.arrival_phase[me] = m.phase + 1;
+  ++m.arrival_count[me];
+  m.arrival_before[me] = m.arrival_site[me];
+  m.arrival_site[me] = site;
+}
+
 // The phase's last arrival came: deferred bulk copies land, and when they brought every announced
 // byte the phase completes and its waiters may run.
 void try_complete(Thread* t, Block& b, MBarrier& m) {
@@ -235,6 +262,11 @@ void mbarrier_init(void* bar, std::ptrdiff_t expected, const void* site) {
   m.expected = m.pending = expected;
   m.tx = 0;
   m.copies.clear();
+  m.arrival_phase.clear();
+  m.arrival_count.clear();
+  m.arrival_site.clear();
+  m.arrival_before.clear();
+  m.second_arrival.clear();
   ++m.phase;  // a wait on a token from before the init() returns
   const std::uint64_t handle = (std::uint64_t(kTag) << 32) | index;
   std::memcpy(bar, &handle, 8);
@@ -254,6 +286,7 @@ std::uint64_t mbarrier_arrive(void* bar, std::ptrdiff_t count, std::ptrdiff_t tx
   if (tx < 0 || tx > kMaxCount)
     fail(cudaErrorLaunchFailure, who(t) + " calls barrier_arrive_tx at " + symbolize(site) +
                                      " with transaction count " + std::to_string(tx) + ": it must be from 0 to 2^20-1");
+  note_arrival(t, b, m, site);
   const std::uint64_t token = (std::uint64_t(index + 1) << 32) | m.phase;
   m.tx += tx;
   m.pending -= count;
@@ -292,7 +325,7 @@ void bulk_copy(void* dst, const void* src, std::size_t bytes, void* bar, const v
   check_copy(t, "memcpy_async_tx", dst, src, bytes, bytes, 16, site);
   AsyncCopy c{
       static_cast<char*>(dst), static_cast<const char*>(src), std::uint32_t(bytes), std::uint32_t(bytes), 0, 0, false};
-  if (racecheck_on()) c.serial = race_async_issued(t, dst, bytes, true, site);
+  if (racecheck_on()) c.serial = race_async_issued(t, dst, bytes, true, site, index + 1);
   note_store(t);
   MBarrier& m = b.mbarriers[index];
   // After the phase's last arrival nothing later could land it: it lands now.
@@ -328,6 +361,25 @@ std::string describe_mbarrier_waits(const Block& b) {
       if (!c.landed) unbrought -= c.bytes;
     if (unbrought > 0) os << ", " << unbrought << " announced bytes that no memcpy_async_tx brings";
     os << "\n";
+    if (!m.second_arrival.empty()) {
+      os << "      before that, " << m.second_arrival << "\n";
+    } else {
+      // The arrivals may have fallen in two phases (the first completed one): a thread that arrived
+      // more often than another still shows it.
+      unsigned most = 0, fewest = 0;
+      for (unsigned j = 1; j < m.arrival_count.size(); ++j) {
+        if (m.arrival_count[j] > m.arrival_count[most]) most = j;
+        if (m.arrival_count[j] < m.arrival_count[fewest]) fewest = j;
+      }
+      if (!m.arrival_count.empty() && m.arrival_count[most] > m.arrival_count[fewest] && m.arrival_before[most] &&
+          m.arrival_count[fewest] > 0)
+        os << "      thread " << coords(b.threads[most]->builtins.thread_idx) << " arrived on it "
+           << m.arrival_count[most] << " times (the last two at " << symbolize(m.arrival_before[most]) << " and "
+           << symbolize(m.arrival_site[most]) << "), thread " << coords(b.threads[fewest]->builtins.thread_idx) << " "
+           << m.arrival_count[fewest]
+           << " time(s): an extra arrival completes a phase without another thread's, whose own arrival then "
+              "waits in the next phase: a thread arrives once per phase\n";
+    }
   }
   return os.str();
 }

@@ -56,7 +56,7 @@ void volatile_access(const void* addr, std::size_t bytes, bool is_write) {
     note_store(t);
   } else {
     poll(addr, bytes);
-    if (weak_memory && !is_shared_address(addr)) stale_strong_load(t, addr, bytes, __builtin_return_address(0));
+    if (weak_memory && !is_shared_address(addr)) stale_relaxed_load(t, addr, bytes, __builtin_return_address(0));
   }
 }
 

@@ -1,8 +1,10 @@
 // The emulator's checkers for shared memory (design.md §4):
 //  - the race checker: read-after-write, write-after-read and write-after-write between two threads
-//    of a block with no barrier between them; lanes of one warp count as ordered once a warp
-//    collective (__syncwarp, a shuffle, a ballot) completed between their accesses, and threads
-//    once a cuda::barrier phase orders them (see "ordering through cuda::barrier phases"). These
+//    of a block with no barrier between them; lanes of one warp count as ordered once a
+//    __syncwarp that both took part in (or a chain of them) completed between their accesses, and
+//    threads once a cuda::barrier phase orders them (see "ordering through cuda::barrier phases").
+//    Shuffles and votes order nothing: the CUDA programming guide says they do not imply a memory
+//    barrier, and only __syncwarp "guarantees memory ordering among threads participating". These
 //    are the hazard classes compute-sanitizer's racecheck reports. An asynchronous copy is its
 //    issuing thread's write at the issue, and its bytes are pending until it completes: any access
 //    to them before that is reported as the copy's hazard.
@@ -40,13 +42,18 @@ PollRecord launch_polls;  // the launch under way's polled addresses
 // ---- shadow memory for the race checker: one record per 4-byte word of every slot's arena ----
 struct WordShadow {
   std::uint32_t write_epoch = 0, read_epoch = 0;
-  std::uint32_t write_sync = 0, read_sync = 0;  // the accessing warp's sync_epoch at the access
+  std::uint32_t write_sync = 0, read_sync = 0;  // the accessing lane's own warp clock at the access
   std::uint16_t writer = 0, reader = 0;         // linear thread index + 1 (0 = none)
   bool many_readers = false;
   const void* write_pc = nullptr;
   const void* read_pc = nullptr;
   std::uint32_t async_serial = 0;                 // an asynchronous copy into this word, if still pending
   std::uint32_t write_clock = 0, read_clock = 0;  // the accessing thread's barrier clock (below)
+  // The last bulk copy into this word: its block (Block::diag_id), cuda::barrier (index + 1),
+  // issuing thread and site (a copy of another barrier into it is a stage overlap).
+  std::uint32_t copy_block = 0, copy_barrier = 0;
+  std::uint16_t copy_thread = 0;
+  const void* copy_pc = nullptr;
 };
 
 // ---- ordering through cuda::barrier phases (blocks that use one) ----
@@ -55,14 +62,18 @@ struct WordShadow {
 // clocks up to c happened before this thread's current point, through phases it waited for (the
 // arrivals of a phase carry what their threads knew, and a wait for the phase takes it all). Two
 // accesses in one barrier interval are ordered when the later thread knows the earlier access.
-// In such blocks a word read by several threads keeps every reader (a write must be ordered after
-// each); elsewhere the checker keeps the first reader only, as it always has.
+// A word read by several threads keeps every reader (a write must be ordered after each). In blocks
+// without cuda::barriers a reader of another warp than the writer's is never ordered before the
+// write, so once the readers span two warps any write of the interval races with one of them and
+// the list grows no further (at most 33 readers: cheap to scan on every read).
 struct ExtraReader {
   std::uint16_t thread;
   std::uint32_t clock, sync;
+  const void* pc;
 };
 struct ExtraReads {
   std::uint32_t epoch = 0;
+  bool two_warps = false;  // the readers kept span two warps (blocks without cuda::barriers)
   std::vector<ExtraReader> readers;
 };
 std::unordered_map<std::size_t, ExtraReads> extra_reads;  // by slot * words per arena + word
@@ -71,21 +82,27 @@ bool barrier_ordered(const Thread* t, unsigned other, std::uint32_t other_clock)
   return other < t->known.size() && t->known[other] >= other_clock;
 }
 
-// Another reader of a word in barrier interval `epoch` (its latest read counts).
-void note_extra_reader(std::size_t key, std::uint32_t epoch, unsigned reader, std::uint32_t clock, std::uint32_t sync) {
+// Another reader of a word in barrier interval `epoch` (its latest read counts); `first` is the
+// interval's first reader (kept in the word's shadow).
+void note_extra_reader(std::size_t key, std::uint32_t epoch, unsigned first, unsigned reader, std::uint32_t clock,
+                       std::uint32_t sync, const void* pc, bool all_readers) {
   ExtraReads& x = extra_reads[key];
   if (x.epoch != epoch) {
     x.epoch = epoch;
+    x.two_warps = false;
     x.readers.clear();
   }
   for (ExtraReader& r : x.readers) {
     if (r.thread == reader) {
       r.clock = clock;
       r.sync = sync;
+      r.pc = pc;
       return;
     }
   }
-  x.readers.push_back(ExtraReader{std::uint16_t(reader), clock, sync});
+  if (!all_readers && x.two_warps) return;
+  x.two_warps |= reader / 32 != first / 32;
+  x.readers.push_back(ExtraReader{std::uint16_t(reader), clock, sync, pc});
 }
 std::vector<std::unique_ptr<WordShadow[]>> shadows;  // by slot, allocated on first use
 
@@ -166,6 +183,8 @@ void find_variable(const Block& b, const char* addr, std::string& name, std::siz
 
 void record_hazard(Hazard kind, const Block& b, unsigned first, const void* first_pc, unsigned second,
                    const void* second_pc, const char* addr, std::size_t bytes, bool second_writes = false) {
+  // A thread's own accesses are ordered by program order; only a copy's hazard may name its issuer twice.
+  if (first == second && (kind == Hazard::raw || kind == Hazard::war || kind == Hazard::waw)) return;
   HazardKey key{kind, first_pc, second_pc};
   auto it = hazard_index.find(key);
   if (it != hazard_index.end()) {
@@ -188,9 +207,18 @@ void record_hazard(Hazard kind, const Block& b, unsigned first, const void* firs
   launch_hazards.push_back(std::move(r));
 }
 
-// Lanes of one warp are ordered when a collective of that warp completed between the two accesses.
+// A lane's own warp clock (Warp::lane_known), recorded with each of its accesses.
+std::uint32_t lane_clock(const Block& b, unsigned linear) {
+  const Warp& w = b.warps[linear / 32];
+  return w.lane_known.empty() ? 0 : w.lane_known[(linear % 32) * 33];
+}
+
+// Lanes of one warp are ordered when a __syncwarp that both took part in (directly or through a
+// chain of them) completed after the other's access, made at its clock other_sync.
 bool warp_ordered(const Block& b, unsigned me, unsigned other, std::uint32_t other_sync) {
-  return me / 32 == other / 32 && b.warps[me / 32].sync_epoch != other_sync;
+  if (me / 32 != other / 32) return false;
+  const Warp& w = b.warps[me / 32];
+  return !w.lane_known.empty() && w.lane_known[(me % 32) * 32 + other % 32] > other_sync;
 }
 
 // An access to a word that an asynchronous copy has not finished writing: reported as that copy's
@@ -213,7 +241,7 @@ void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, c
   WordShadow* shadow = shadow_words(addr, bytes, first_word, last_word, &slot);
   const unsigned me = t->linear;
   const std::uint16_t me1 = std::uint16_t(me + 1);
-  const std::uint32_t E = b.epoch, sync = b.warps[t->warp].sync_epoch, clock = t->bclock;
+  const std::uint32_t E = b.epoch, sync = lane_clock(b, me), clock = t->bclock;
   const bool barriers = !b.mbarriers.empty();
   for (std::size_t w = first_word; w <= last_word; ++w) {
     WordShadow& s = shadow[w];
@@ -234,9 +262,10 @@ void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, c
         s.many_readers = false;
       } else if (s.reader == me1) {
         s.read_clock = clock;  // a later read of the same reader: a write must come after this one
-        if (barriers) s.read_sync = sync;
+        s.read_sync = sync;
+        s.read_pc = pc;
       } else {
-        if (barriers) note_extra_reader(slot * (kArenaBytes / 4) + w, E, me, clock, sync);
+        note_extra_reader(slot * (kArenaBytes / 4) + w, E, s.reader - 1u, me, clock, sync, pc, barriers);
         s.many_readers = true;
       }
     } else {
@@ -244,29 +273,23 @@ void check_race(Thread* t, const char* addr, std::size_t bytes, bool is_write, c
           !ordered_after(s.writer - 1u, s.write_sync, s.write_clock))
         record_hazard(Hazard::waw, b, s.writer - 1u, s.write_pc, me, pc, addr, bytes);
       if (s.read_epoch == E && s.reader && (s.reader != me1 || s.many_readers)) {
-        if (barriers) {
-          // Every reader of this interval but the writer must be ordered before the write.
-          long other = -1;
-          if (s.reader != me1 && !ordered_after(s.reader - 1u, s.read_sync, s.read_clock)) other = s.reader - 1u;
-          if (other < 0 && s.many_readers) {
-            auto it = extra_reads.find(slot * (kArenaBytes / 4) + w);
-            if (it == extra_reads.end() || it->second.epoch != E) {
-              other = s.reader != me1 ? s.reader - 1u : me;  // the readers were not kept: assume the worst
-            } else {
-              for (const ExtraReader& r : it->second.readers) {
-                if (r.thread != me && !ordered_after(r.thread, r.sync, r.clock)) {
-                  other = r.thread;
-                  break;
-                }
+        // Every reader of this interval but the writer must be ordered before the write.
+        long other = -1;
+        const void* other_pc = s.read_pc;
+        if (s.reader != me1 && !ordered_after(s.reader - 1u, s.read_sync, s.read_clock)) other = s.reader - 1u;
+        if (other < 0 && s.many_readers) {
+          auto it = extra_reads.find(slot * (kArenaBytes / 4) + w);
+          if (it != extra_reads.end() && it->second.epoch == E) {
+            for (const ExtraReader& r : it->second.readers) {
+              if (r.thread != me && !ordered_after(r.thread, r.sync, r.clock)) {
+                other = r.thread;
+                other_pc = r.pc;
+                break;
               }
             }
           }
-          if (other >= 0) record_hazard(Hazard::war, b, unsigned(other), s.read_pc, me, pc, addr, bytes);
-        } else {
-          const unsigned other = s.reader != me1 ? s.reader - 1u : me;
-          if (other != me ? !warp_ordered(b, me, other, s.read_sync) : true)
-            record_hazard(Hazard::war, b, other, s.read_pc, me, pc, addr, bytes);
         }
+        if (other >= 0) record_hazard(Hazard::war, b, unsigned(other), other_pc, me, pc, addr, bytes);
       }
       s.writer = me1;
       s.write_epoch = E;
@@ -336,10 +359,36 @@ void print_copy_hazard(const HazardReport& h) {
                coords(h.first_thread).c_str(), h.first_site.c_str(), h.occurrences, h.occurrences == 1 ? "" : "s");
 }
 
+// e.g. "racecheck: copy-overlap hazard in kernel `k`, block (0,0,0): the copy issued by thread (0,0,0)
+// at k.cu:30 writes shared `stage`[64] (byte 256) while the copy issued by thread (0,0,0) at k.cu:30
+// into the same bytes is still in flight: ..."
+void print_overlap_hazard(const HazardReport& h) {
+  const char* what = h.kind == Hazard::copy_overlap
+                         ? "while the copy issued by thread %s at %s into the same bytes is still in flight: each copy "
+                           "in flight needs bytes of its own (check the destination offset of each stage), or the "
+                           "later copy must wait until the earlier one's bytes were waited for and read"
+                         : "which the copy issued by thread %s at %s filled for another cuda::barrier (another stage): "
+                           "each stage's copies must land in that stage's own bytes (check the destination offset of "
+                           "each stage)";
+  char tail[512];
+  std::snprintf(tail, sizeof tail, what, coords(h.first_thread).c_str(), h.first_site.c_str());
+  std::fprintf(stderr,
+               "racecheck: %s hazard in kernel `%s`, block %s: the copy issued by thread %s at %s writes shared "
+               "%s%s[%zu] (byte %zu) %s (%" PRIu64 " time%s)\n",
+               to_string(h.kind), h.kernel.c_str(), coords(h.block).c_str(), coords(h.second_thread).c_str(),
+               h.second_site.c_str(), h.variable.empty() ? "memory" : "`",
+               (h.variable.empty() ? std::string() : h.variable + "`").c_str(), h.index, h.byte_offset, tail,
+               h.occurrences, h.occurrences == 1 ? "" : "s");
+}
+
 void print_launch_reports(const Launch& L) {
   const Options& opt = options();
   if (opt.racecheck) {
     for (const HazardReport& h : launch_hazards) {
+      if (h.kind == Hazard::copy_overlap || h.kind == Hazard::stage_overlap) {
+        print_overlap_hazard(h);
+        continue;
+      }
       if (h.kind == Hazard::async_copy || h.kind == Hazard::bulk_copy) {
         print_copy_hazard(h);
         continue;
@@ -388,15 +437,47 @@ void print_launch_reports(const Launch& L) {
 
 }  // namespace
 
-std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc) {
+std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc,
+                                unsigned barrier) {
   const char* addr = static_cast<const char*>(dst);
+  const Block& b = *t->block;
+  std::size_t first, last;
+  WordShadow* shadow = shadow_words(addr, bytes, first, last);
+  const char* word0 = addr - std::size_t(addr - shared_arena_base()) % 4;
+  // Bytes another copy still writes, or that another stage's copies filled: reported as that (the
+  // fix is the destination), not as an access before a wait.
+  for (std::size_t w = first; w <= last; ++w) {
+    WordShadow& s = shadow[w];
+    const char* word = word0 + (w - first) * 4;
+    if (s.async_serial) {
+      auto it = pending_copies.find(s.async_serial);
+      if (it != pending_copies.end() && it->second.block == &b) {
+        HazardReport* h = nullptr;
+        const std::size_t before = launch_hazards.size();
+        record_hazard(Hazard::copy_overlap, b, it->second.thread, it->second.pc, t->linear, pc, word, 4, true);
+        if (launch_hazards.size() > before) h = &launch_hazards.back();
+        if (h) h->bulk = bulk;
+        s.async_serial = 0;  // the new copy's bytes from now on
+        continue;
+      }
+    }
+    if (bulk && barrier && s.copy_block == b.diag_id && s.copy_barrier && s.copy_barrier != barrier)
+      record_hazard(Hazard::stage_overlap, b, s.copy_thread, s.copy_pc, t->linear, pc, word, 4, true);
+  }
   check_race(t, addr, bytes, true, pc);
   if (++last_serial == 0) ++last_serial;
   const std::uint32_t serial = last_serial;
   pending_copies[serial] = PendingCopy{t->block, t->linear, pc, bulk};
-  std::size_t first, last;
-  WordShadow* shadow = shadow_words(addr, bytes, first, last);
-  for (std::size_t w = first; w <= last; ++w) shadow[w].async_serial = serial;
+  for (std::size_t w = first; w <= last; ++w) {
+    WordShadow& s = shadow[w];
+    s.async_serial = serial;
+    if (bulk && barrier) {
+      s.copy_block = b.diag_id;
+      s.copy_barrier = barrier;
+      s.copy_thread = std::uint16_t(t->linear);
+      s.copy_pc = pc;
+    }
+  }
   return serial;
 }
 
@@ -418,7 +499,7 @@ void race_async_completed(std::uint32_t serial, const void* dst, std::size_t byt
       s.writer = std::uint16_t(writer->linear + 1);
       s.write_epoch = b.epoch;
       s.write_pc = pc;
-      s.write_sync = b.warps[writer->warp].sync_epoch;
+      s.write_sync = lane_clock(b, writer->linear);
       s.write_clock = writer->bclock;
     }
   }
@@ -453,8 +534,14 @@ void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write
 
 void diag_block_started(Block& b) {
   b.epoch = ++global_epoch;
+  b.diag_id = ++global_epoch;
   b.phase = 0;
-  for (Warp& w : b.warps) w.sync_epoch = ++global_epoch;
+  const bool clocks = observe_shared && options().racecheck;
+  const std::uint32_t start = ++global_epoch;
+  for (Warp& w : b.warps) {
+    if (clocks) w.lane_known.assign(32 * 32, start);
+    else w.lane_known.clear();
+  }
 }
 
 void diag_barrier_released(Block& b) {
@@ -465,10 +552,22 @@ void diag_barrier_released(Block& b) {
   ++b.phase;
 }
 
-void diag_warp_synced(Block& b, unsigned warp) {
+void diag_warp_synced(Block& b, unsigned warp, unsigned ordering) {
   if (!observe_shared) return;
   if (options().banks) flush_banks(b, warp);
-  b.warps[warp].sync_epoch = ++global_epoch;
+  Warp& w = b.warps[warp];
+  if (!ordering || w.lane_known.empty()) return;
+  // Join the clocks of the lanes that met at this __syncwarp, then give each of them a new clock
+  // that all of them know.
+  std::uint32_t joined[32] = {};
+  for (unsigned l = 0; l < 32; ++l)
+    if ((ordering >> l) & 1u)
+      for (unsigned i = 0; i < 32; ++i) joined[i] = std::max(joined[i], w.lane_known[l * 32 + i]);
+  const std::uint32_t now = ++global_epoch;
+  for (unsigned i = 0; i < 32; ++i)
+    if ((ordering >> i) & 1u) joined[i] = now;
+  for (unsigned l = 0; l < 32; ++l)
+    if ((ordering >> l) & 1u) std::copy(joined, joined + 32, &w.lane_known[l * 32]);
 }
 
 void diag_block_finished(Block& b) {
@@ -547,7 +646,7 @@ Addr2line* addr2line_for(const std::string& file) {
     if (devnull >= 0) dup2(devnull, 2);
     close(in[1]);
     close(out[0]);
-    execlp("addr2line", "addr2line", "-e", file.c_str(), static_cast<char*>(nullptr));
+    execlp("addr2line", "addr2line", "-i", "-e", file.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(in[0]);
@@ -563,26 +662,81 @@ Addr2line* addr2line_for(const std::string& file) {
 }
 }  // namespace
 
-// file:line for a code address; cached.
-std::string symbolize(const void* pc) {
-  static std::unordered_map<const void*, std::string> cache;
+namespace {
+// Symbolizing runs on a kernel thread's fiber (a report made where it happens). The standard
+// library code it calls may be the copy instantiated in a kernel's translation unit, which is
+// instrumented: with no running thread, its loads and stores are not the kernel's (in weak-memory
+// mode a store would otherwise be delayed like a kernel's, and the emulator's own heap corrupted).
+struct NotAKernelAccess {
+  Thread* saved = running;
+  NotAKernelAccess() { running = nullptr; }
+  ~NotAKernelAccess() { running = saved; }
+  NotAKernelAccess(const NotAKernelAccess&) = delete;
+  NotAKernelAccess& operator=(const NotAKernelAccess&) = delete;
+};
+
+// The source lines of a code address, innermost first, then each function it was inlined into
+// (`addr2line -i`); empty when unknown. Each query is followed by address 0, whose "??" line ends
+// the answer. Cached.
+const std::vector<std::string>& source_frames(const void* pc) {
+  static std::unordered_map<const void*, std::vector<std::string>> cache;
   auto it = cache.find(pc);
   if (it != cache.end()) return it->second;
-  char fallback[32];
-  std::snprintf(fallback, sizeof fallback, "%p", pc);
-  std::string result = fallback;
+  std::vector<std::string> frames;
   Dl_info info{};
   if (pc && dladdr(pc, &info) && info.dli_fname) {
     const auto offset = reinterpret_cast<std::uintptr_t>(pc) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
     if (Addr2line* a = addr2line_for(info.dli_fname)) {
-      std::fprintf(a->to, "0x%" PRIxPTR "\n", offset);
+      std::fprintf(a->to, "0x%" PRIxPTR "\n0\n", offset);
       std::fflush(a->to);
       char line[1024];
-      if (std::fgets(line, sizeof line, a->from)) {
+      for (bool first = true; std::fgets(line, sizeof line, a->from); first = false) {
         std::string s = line;
         while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+        if (s.rfind("??", 0) == 0) {
+          // The sentinel's line; or, first, the address itself unknown, and the sentinel's follows.
+          if (first && std::fgets(line, sizeof line, a->from) == nullptr) break;
+          break;
+        }
         if (auto paren = s.find(" (discriminator"); paren != std::string::npos) s.erase(paren);
-        if (!s.empty() && s.rfind("??", 0) != 0) result = s;
+        frames.push_back(s);
+      }
+    }
+  }
+  return cache.emplace(pc, std::move(frames)).first->second;
+}
+
+// Given code, not the student's: the lab's library and the emulator's headers, and the system's.
+bool library_file(const std::string& frame) {
+  return frame.find("/common/include/scanlab/") != std::string::npos ||
+         frame.find("/common/emu/include/") != std::string::npos || frame.rfind("/usr/", 0) == 0;
+}
+}  // namespace
+
+std::string source_line(const void* pc) {
+  NotAKernelAccess quiet;
+  const auto& frames = source_frames(pc);
+  if (!frames.empty()) return frames.front();
+  char fallback[32];
+  std::snprintf(fallback, sizeof fallback, "%p", pc);
+  return fallback;
+}
+
+// file:line for a code address. When it lies in the library's code, inlined into a function of
+// the student's (or the chapter's), that function's line comes first: "the caller's line (in
+// tile.cuh:120)", so that a report points at the code that called the library wrongly.
+std::string symbolize(const void* pc) {
+  NotAKernelAccess quiet;
+  static std::unordered_map<const void*, std::string> cache;
+  auto it = cache.find(pc);
+  if (it != cache.end()) return it->second;
+  const auto& frames = source_frames(pc);
+  std::string result = source_line(pc);
+  if (frames.size() > 1 && library_file(frames.front())) {
+    for (std::size_t k = 1; k < frames.size(); ++k) {
+      if (!library_file(frames[k])) {
+        result = frames[k] + " (in " + frames.front() + ")";
+        break;
       }
     }
   }
@@ -602,6 +756,8 @@ const char* to_string(Hazard h) {
     case Hazard::war: return "write-after-read";
     case Hazard::async_copy: return "async-copy";
     case Hazard::bulk_copy: return "bulk-copy";
+    case Hazard::copy_overlap: return "copy-overlap";
+    case Hazard::stage_overlap: return "stage-overlap";
     default: return "write-after-write";
   }
 }

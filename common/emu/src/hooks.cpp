@@ -57,8 +57,11 @@ inline void on_write(const void* addr, std::size_t bytes, const void* pc, bool a
 }
 
 // A volatile or atomic load: a polling step, and in weak-memory mode a load of the newest committed
-// value (taken after the poll, which may have let other blocks run).
-inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc, bool aligned = false) {
+// value (taken after the poll, which may have let other blocks run), or of an older one when nothing
+// orders it after the thread's last such load of another word (stale_loads.cpp). `done`: the load
+// has happened already (a failed compare-and-swap), so only what it saw is noted.
+inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc, bool aligned = false,
+                             bool done = false) {
   Thread* t = running;
   if (!t || on_own_stack(t, addr)) return;
   if (memcheck && aligned && is_shared_address(addr))
@@ -67,7 +70,10 @@ inline void on_volatile_read(const void* addr, std::size_t bytes, const void* pc
   if (memcheck && !is_shared_address(addr)) scanlab_emu::detail::memcheck_access(t, addr, bytes, false, aligned, pc);
   if (weak_memory) scanlab_emu::detail::stale_restore();
   poll(addr, bytes);
-  if (weak_memory && !is_shared_address(addr)) scanlab_emu::detail::stale_strong_load(t, addr, bytes, pc);
+  if (weak_memory && !is_shared_address(addr)) {
+    if (done) scanlab_emu::detail::stale_strong_load(t, addr, bytes, pc);
+    else scanlab_emu::detail::stale_relaxed_load(t, addr, bytes, pc);
+  }
 }
 
 // Memory orders as the instrumentation passes them (__ATOMIC_RELAXED = 0 ... __ATOMIC_SEQ_CST = 5).
@@ -109,7 +115,7 @@ struct Rmw {
     if (!t) return;
     const bool changed = std::memcmp(before, addr, bytes) != 0;
     if (is_cas && !changed) {
-      on_volatile_read(addr, bytes, pc);
+      on_volatile_read(addr, bytes, pc, false, true);
       return;
     }
     note_store(t);

@@ -62,6 +62,12 @@ struct MBarrier {
   // Race checker: what the arrivals of the current phase knew, and of the last completed phase
   // (diagnostics.cpp, "ordering through cuda::barrier phases").
   std::vector<std::uint32_t> arrived_known, completed_known;
+  // For each thread of the block, the phase (+ 1) of its last arrival and where it arrived: a
+  // second arrival in one phase is reported (async_copy.cpp), and the first such report is kept
+  // for a deadlock report on this barrier.
+  std::vector<std::uint32_t> arrival_phase, arrival_count;
+  std::vector<const void*> arrival_site, arrival_before;  // its last arrival's site, and the one before
+  std::string second_arrival;
 };
 
 // The fields that every barrier pass touches come first, in one cache line: a pass visits every
@@ -107,6 +113,9 @@ struct alignas(64) Thread {
   // weak-memory mode: the thread's last volatile or atomic load since its last device-scope fence,
   // named when a plain load after it returns an old value (the flag load of a message-passing bug)
   const void* strong_load_pc = nullptr;
+  std::uintptr_t strong_load_word = 0;  // its word (address >> 2)
+  // the commit it returned (number, writer block; 0 and ~0 when the word has no history)
+  std::uint64_t strong_load_seq = 0, strong_load_writer = ~std::uint64_t(0);
   std::vector<BankAccess> bank_log;
   // Asynchronous copies (async_copy.cpp): this thread's __pipeline_memcpy_async copies not yet
   // covered by a __pipeline_wait_prior, the groups it committed, and with wait == phase the
@@ -132,11 +141,15 @@ struct alignas(64) Thread {
 };
 
 struct Warp {
-  std::uint32_t sync_epoch = 0;  // changes whenever a collective of this warp completes
-  unsigned live = 0;             // lanes not exited
-  unsigned arrived = 0;          // lanes waiting at a collective
-  unsigned activemask = 0;       // lanes waiting in __activemask
-  bool spinning = false;         // a lane of its last collective was spinning on a poll
+  // Race checker: lane_known[j * 32 + i] is the latest __syncwarp that lanes i and j both took part
+  // in, directly or through other lanes (a vector clock per lane, joined at each __syncwarp; the
+  // entries are global epochs, so they only grow). lane_known[i * 32 + i] is lane i's own clock: an
+  // access of lane i made at clock c is ordered before lane j once lane_known[j * 32 + i] > c.
+  std::vector<std::uint32_t> lane_known;
+  unsigned live = 0;        // lanes not exited
+  unsigned arrived = 0;     // lanes waiting at a collective
+  unsigned activemask = 0;  // lanes waiting in __activemask
+  bool spinning = false;    // a lane of its last collective was spinning on a poll
 };
 
 struct SharedVar {
@@ -176,8 +189,9 @@ struct Block {
   char* dynamic = nullptr;
   bool stalled = false;
   std::uint64_t stall_epoch = 0;
-  std::uint32_t epoch = 0;  // barrier interval, unique across all blocks (race checker)
-  unsigned phase = 0;       // barriers this block has passed
+  std::uint32_t epoch = 0;    // barrier interval, unique across all blocks (race checker)
+  std::uint32_t diag_id = 0;  // unique per block run (race checker: tells a slot's blocks apart)
+  unsigned phase = 0;         // barriers this block has passed
   // Weak-memory mode (stale_loads.cpp): the block's view of global memory, as an SM's L1 holds it.
   // Its plain loads may return any committed value of a word that is not older than the commit
   // sequence number of its last device-scope fence or acquire, nor than the word's floor (the newest
@@ -250,13 +264,16 @@ extern bool observe_shared;  // race checker or bank counter on for this launch
 void shared_access(Thread* t, const void* addr, std::size_t bytes, bool is_write, const void* pc);
 void diag_block_started(Block& b);
 void diag_barrier_released(Block& b);
-void diag_warp_synced(Block& b, unsigned warp);
+// A collective of a warp completed; `ordering` holds its lanes that reached a __syncwarp, which
+// orders their memory accesses (shuffles and votes do not: CUDA programming guide).
+void diag_warp_synced(Block& b, unsigned warp, unsigned ordering);
 void diag_block_finished(Block& b);  // also records how many addresses the block polled
 void diag_launch_started(Launch& L);
 void diag_launch_finished(Launch& L);
 void report_misuse(const std::string& message);
 void report_misuse_once(const void* site, const std::string& message);  // once per launch and site
-std::string symbolize(const void* pc);
+std::string symbolize(const void* pc);    // the student's line first when pc is in inlined library code
+std::string source_line(const void* pc);  // the innermost file:line only
 char* shared_arena_base();
 
 // ---- weak-memory mode (weak_memory.cpp) ----
@@ -287,6 +304,10 @@ void stale_launch_started(std::uint64_t seed);
 void stale_launch_finished(const Launch& L);  // prints the report of old values returned
 void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);
 void stale_strong_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);  // volatile, atomic
+// Just before a volatile or relaxed atomic load of global memory (after its poll): when the thread
+// loaded another word with such a load since its last fence or acquire, nothing orders the two, and
+// this one may return an older value (PTX: relaxed loads of different locations are unordered).
+void stale_relaxed_load(Thread* t, const void* addr, std::size_t bytes, const void* pc);
 void stale_refresh(Thread* t);  // a device-scope fence or acquire of thread t
 // A store becomes visible to every block: `before` is what the bytes held until now (the committed
 // value), `after` what they hold from now on.
@@ -302,7 +323,11 @@ inline bool phase_completed(const Block& b, const Thread* t) {
 }
 // Race checker (diagnostics.cpp): the copy is t's write at its issue (at pc), and the bytes
 // [dst, dst+bytes) are pending from now on. Returns the copy's serial.
-std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc);
+// `barrier`: a bulk copy's cuda::barrier (its index in the block's table + 1; 0 for a pipeline
+// copy): a copy into bytes that another copy still in flight writes, or into bytes that copies of
+// another barrier (another stage) filled, is reported as such.
+std::uint32_t race_async_issued(Thread* t, const void* dst, std::size_t bytes, bool bulk, const void* pc,
+                                unsigned barrier = 0);
 // The copy completed: its bytes are no longer pending; `writer` (a pipeline copy's thread, at its
 // wait) becomes their last writer, so that other threads' reads need a barrier after that wait; a
 // bulk copy's (writer null) have none, its barrier phase having ordered them before every waiter.

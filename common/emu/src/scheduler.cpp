@@ -248,7 +248,10 @@ void complete_collective(Block& b, Warp& w, unsigned warp, unsigned group) {
     t.wait = Wait::none;
   }
   w.arrived &= ~group;
-  diag_warp_synced(b, warp);
+  unsigned ordering = 0;
+  for (unsigned l = 0; l < 32; ++l)
+    if (((group >> l) & 1u) && lanes[l]->op == WarpOp::sync) ordering |= 1u << l;
+  diag_warp_synced(b, warp, ordering);
 }
 
 // A collective can complete when every live lane of its mask has arrived (lanes that exited or do
@@ -305,6 +308,12 @@ void thread_exited(Thread* t) {
 
 void run_thread_body(Thread* t) {
   Launch& launch = *current_launch;
+  // Weak memory: a thread's last volatile or atomic load is of its own block and launch (commit
+  // numbers start again with every launch); the fiber may have run another block before.
+  t->strong_load_pc = nullptr;
+  t->strong_load_word = 0;
+  t->strong_load_seq = 0;
+  t->strong_load_writer = ~std::uint64_t(0);
   launch.body(launch.context);
   if (!t->pipeline.empty()) async_thread_exited(t);
   thread_exited(t);
@@ -323,7 +332,7 @@ Block* start_block(Launch& L, std::uint64_t linear_id, unsigned slot) {
   b->slot = slot;
   b->shared = arena_for_slot(slot);
   b->dynamic = b->shared;
-  if (L.dynamic_bytes) std::memset(b->dynamic, 0xCD, L.dynamic_bytes);  // poison: shared memory starts undefined
+  if (L.dynamic_bytes) std::memset(b->dynamic, kSharedFillByte, L.dynamic_bytes);  // shared memory starts undefined
   const unsigned n = L.threads_per_block;
   b->threads.resize(n);
   b->warps.assign((n + 31) / 32, Warp{});
@@ -562,7 +571,7 @@ dim3 grid_dim() { return builtins("gridDim").grid_dim; }
 // source lines cannot. Kept out of line: the barrier's fast path runs on every fiber's stack, and a
 // small frame there keeps the emulator's working set in cache.
 __attribute__((noinline, cold)) void check_same_barrier(const Thread& t, const Block& b, const void* site) {
-  if (symbolize(site) == symbolize(b.barrier_site)) return;
+  if (source_line(site) == source_line(b.barrier_site)) return;
   const std::string msg = "barrier divergence: thread " + dim_string(t.builtins.thread_idx) +
                           " waits at __syncthreads at " + symbolize(site) + " while other threads of block " +
                           dim_string(b.idx) + " wait at " + symbolize(b.barrier_site) +
@@ -730,7 +739,7 @@ void* shared_static_impl(const void* key, std::size_t bytes, std::size_t align, 
                                            std::to_string(L.dynamic_bytes) + ")");
   }
   char* p = b.shared + offset;
-  std::memset(p, 0xCD, bytes);
+  std::memset(p, kSharedFillByte, bytes);
   b.shared_used = offset + bytes - L.dynamic_bytes;
   b.vars.push_back(SharedVar{key, p, bytes, name});
   return p;

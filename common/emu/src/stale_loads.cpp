@@ -13,10 +13,14 @@
 // A plain load picks one of the allowed numbers at random (seeded), so a reader that sees a flag
 // with a volatile load and then reads the value with a plain load and no fence can get the value
 // from before the flag. A __threadfence_block() refreshes nothing: its scope does not reach other
-// blocks. Volatile and atomic loads always read the newest committed value (the L2), in the order
-// the thread issues them. Not modelled: a thread's volatile loads reordered with each other, loads
-// returning values from stores that come later (load buffering), shared memory (per block, always
-// coherent).
+// blocks. A volatile or relaxed atomic load reads the newest committed value (the L2), except when
+// its thread made such a load of another word since its last fence or acquire: the PTX memory model
+// leaves two relaxed loads of different locations unordered without a fence or an acquire between
+// them, so the second may be served as if it came first, and it is served as a plain load is (any
+// value from the floor on). That is the reader's side of a message: a flag loaded with a volatile
+// load, then the value with another and no fence, may get the value from before the writer's fence.
+// A thread polling one word reads it fresh each time. Not modelled: loads returning values from
+// stores that come later (load buffering), shared memory (per block, always coherent).
 //
 // How a load returns an old value: the load hook runs just before the load, so it writes the old
 // bytes into memory, lets the load read them, and puts the real bytes back at the emulator's next
@@ -84,8 +88,9 @@ struct StaleKey {
   const void* load_pc;
   const void* store_pc;
   const void* flag_pc;
+  bool relaxed;  // the load was volatile or atomic (else plain)
   bool operator<(const StaleKey& o) const {
-    return std::tie(load_pc, store_pc, flag_pc) < std::tie(o.load_pc, o.store_pc, o.flag_pc);
+    return std::tie(load_pc, store_pc, flag_pc, relaxed) < std::tie(o.load_pc, o.store_pc, o.flag_pc, o.relaxed);
   }
 };
 struct StaleRecord {
@@ -169,9 +174,34 @@ void stale_refresh(Thread* t) {
   t->strong_load_pc = nullptr;
 }
 
+namespace {
+bool serve_load(Thread* t, const void* addr, std::size_t bytes, const void* pc, bool relaxed);
+}
+
+void stale_relaxed_load(Thread* t, const void* addr, std::size_t bytes, const void* pc) {
+  // The poll before this load may have let other threads run, and one of them leave a plain load's
+  // old bytes in memory: put the real ones back before patching anew (one patch at a time).
+  stale_restore();
+  const std::uintptr_t word = reinterpret_cast<std::uintptr_t>(addr) >> 2;
+  const bool unordered = t->strong_load_pc && t->strong_load_word != word;
+  if (!(unordered && serve_load(t, addr, bytes, pc, true))) {
+    stale_strong_load(t, addr, bytes, pc);
+    return;
+  }
+  t->strong_load_pc = pc;
+  t->strong_load_word = word;
+}
+
 void stale_strong_load(Thread* t, const void* addr, std::size_t bytes, const void* pc) {
   t->strong_load_pc = pc;
+  t->strong_load_word = reinterpret_cast<std::uintptr_t>(addr) >> 2;
+  t->strong_load_seq = 0;
+  t->strong_load_writer = kNoBlock;
   if (history.empty()) return;
+  if (auto h = history.find(t->strong_load_word); h != history.end()) {
+    t->strong_load_seq = h->second.back().seq;
+    t->strong_load_writer = h->second.back().block;
+  }
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
   for (std::uintptr_t w = a >> 2; w <= (a + bytes - 1) >> 2; ++w)
     if (page_may_have_history(w) && history.count(w)) t->block->view_floor[w] = commits;
@@ -179,11 +209,24 @@ void stale_strong_load(Thread* t, const void* addr, std::size_t bytes, const voi
 
 void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void* pc) {
   stale_restore();
-  if (history.empty() || bytes == 0 || bytes > 16) return;
+  serve_load(t, addr, bytes, pc, false);
+}
+
+namespace {
+// What a volatile or relaxed load returned (its first word's version), for the next one's report.
+void note_observed(Thread* t, const Version* v) {
+  t->strong_load_seq = v ? v->seq : 0;
+  t->strong_load_writer = v ? v->block : kNoBlock;
+}
+
+// Serves a load of [addr, addr+bytes) as of a commit number the block may still read as of (see the
+// model above); true when that returned an older value than the newest (the bytes are patched in).
+bool serve_load(Thread* t, const void* addr, std::size_t bytes, const void* pc, bool relaxed) {
+  if (history.empty() || bytes == 0 || bytes > 16) return false;
   Block& b = *t->block;
   const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(addr);
   const std::uintptr_t first = a >> 2, last = (a + bytes - 1) >> 2;
-  if (!page_may_have_history(first) && !page_may_have_history(last)) return;  // pages no commit followed
+  if (!page_may_have_history(first) && !page_may_have_history(last)) return false;  // pages no commit followed
   const std::vector<Version>* hist[5] = {};
   std::uint64_t floor = b.view_refreshed;
   bool any = false;
@@ -193,14 +236,14 @@ void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void
     const std::vector<Version>& v = h->second;
     // Memory differs from the newest committed value: the block's own pending store is there, or
     // a partial store the history does not follow. Either way the block reads memory.
-    if (word_in_memory(w) != v.back().value) return;
+    if (word_in_memory(w) != v.back().value) return false;
     hist[w - first] = &v;
     any = true;
     if (auto f = b.view_floor.find(w); f != b.view_floor.end()) floor = std::max(floor, f->second);
     for (const Version& x : v)
       if (x.block == b.linear_id) floor = std::max(floor, x.seq);  // a block sees its own stores
   }
-  if (!any) return;
+  if (!any) return false;
   // The numbers the load may read as of: its floor, and each later commit to one of its words.
   std::uint64_t times[1 + 5 * kVersionsKept];
   std::size_t n = 0;
@@ -232,13 +275,20 @@ void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void
       if (byte >= a && byte < a + bytes) old_bytes[byte - a] = reinterpret_cast<const unsigned char*>(&then.value)[k];
     }
   }
-  if (!missed) return;
+  if (!missed) return false;
   patch.addr = static_cast<char*>(const_cast<void*>(addr));
   patch.bytes = bytes;
   std::memcpy(patch.real, addr, bytes);
   std::memcpy(patch.addr, old_bytes, bytes);
   stale_patched = true;
-  StaleRecord& r = stale_reads[StaleKey{pc, missed->pc, t->strong_load_pc}];
+  // A plain load's old value is always reported. A volatile or relaxed one only when it misses a
+  // store that its thread's previous such load (the flag's) saw the consequence of: a later commit
+  // by the same block (the writer's flag after its value). An old value of another block's word
+  // (a look-back reading one predecessor's descriptor after another's) is allowed and harmless.
+  const std::uint64_t flag_seq = t->strong_load_seq, flag_writer = t->strong_load_writer;
+  if (relaxed) note_observed(t, hist[0] ? &at(*hist[0], seq) : nullptr);
+  if (relaxed && !(missed->block == flag_writer && missed->seq < flag_seq)) return true;
+  StaleRecord& r = stale_reads[StaleKey{pc, missed->pc, t->strong_load_pc, relaxed}];
   if (r.count++ == 0) {
     r.block = b.idx;
     r.thread = t->builtins.thread_idx;
@@ -247,7 +297,9 @@ void stale_plain_load(Thread* t, const void* addr, std::size_t bytes, const void
     r.returned = returned;
     r.newest = newest;
   }
+  return true;
 }
+}  // namespace
 
 // The old values a launch's plain loads returned, one line per (load, store, flag load): the
 // loads whose order the kernel left open. A kernel whose result is still right has a benign race.
@@ -260,8 +312,9 @@ void stale_launch_finished(const Launch& L) {
       std::fprintf(stderr, "weak memory: ... (%zu load/store pairs in all)\n", stale_reads.size());
       break;
     }
-    std::string text = "the plain load at " + symbolize(key.load_pc) + " (block " + coords(r.block) + ", thread " +
-                       coords(r.thread) + ") returned an older value of " + describe_address(r.addr);
+    std::string text = std::string(key.relaxed ? "the volatile or relaxed load at " : "the plain load at ") +
+                       symbolize(key.load_pc) + " (block " + coords(r.block) + ", thread " + coords(r.thread) +
+                       ") returned an older value of " + describe_address(r.addr);
     char values[80];
     std::snprintf(values, sizeof values, " (0x%08" PRIx32 " instead of 0x%08" PRIx32 ")", r.returned, r.newest);
     text += values;
@@ -270,7 +323,10 @@ void stale_launch_finished(const Launch& L) {
     text += " had made visible";
     if (key.flag_pc)
       text += ", after its thread's volatile or atomic load at " + symbolize(key.flag_pc) +
-              " with no __threadfence() or acquire between the two loads";
+              " with no __threadfence() or acquire between the two loads" +
+              (key.relaxed ? " (the reader's fence is missing: two such loads of different words are not ordered "
+                             "without one)"
+                           : "");
     else text += "; no __threadfence() or acquire of its block ordered the load after that store";
     text += " (" + std::to_string(r.count) + (r.count == 1 ? " time)" : " times)");
     std::fprintf(stderr, "weak memory: kernel `%s`: %s\n", L.kernel, text.c_str());

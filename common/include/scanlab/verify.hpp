@@ -22,6 +22,10 @@
 
 #include "scanlab/format.hpp"
 #include "scanlab/monoid.hpp"
+#if defined(SCANLAB_EMU) && __has_include(<scanlab_emu/diagnostics.hpp>)
+#include <scanlab_emu/diagnostics.hpp>  // kSharedFillByte
+#define SCANLAB_VERIFY_KNOWS_SHARED_FILL 1
+#endif
 
 namespace scanlab {
 
@@ -118,10 +122,27 @@ std::size_t count_poison(const T* data, std::size_t n) {
 // --- exact comparison ----------------------------------------------------------------------
 
 namespace detail {
+// Whether every byte of value is the emulator's fill of shared memory that nothing wrote.
+template <class T>
+bool is_shared_fill(const T& value) {
+#if defined(SCANLAB_VERIFY_KNOWS_SHARED_FILL)
+  const T fill = filled_with_byte<T>(scanlab_emu::kSharedFillByte);
+  return std::memcmp(&value, &fill, sizeof(T)) == 0;
+#else
+  (void)value;
+  return false;
+#endif
+}
+
+// A wrong value with what its bytes say: the output's poison (the kernel never wrote the element),
+// or on the emulator its fill of shared memory (the kernel wrote a value it read from shared memory
+// that nothing had written).
 template <class T>
 std::string display_with_poison(const T& value) {
   std::string text = to_display_string(value);
   if (is_poison(value)) text += " (poison: never written)";
+  else if (is_shared_fill(value))
+    text += " (the emulator's fill of unwritten shared memory: a value read from shared memory that nothing wrote)";
   return text;
 }
 }  // namespace detail

@@ -9,10 +9,19 @@
 
 namespace scanlab_emu {
 
+// The byte the emulator fills a block's shared memory with when the block starts (shared memory
+// starts undefined on a GPU). Not the byte the lab's drivers poison output buffers with (0xCD,
+// scanlab/verify.hpp), so a value copied from shared memory nothing wrote is told apart from an
+// output element never written.
+constexpr unsigned char kSharedFillByte = 0xCB;
+
 // async_copy: a shared-memory access to bytes that a __pipeline_memcpy_async is still copying (its
 // thread has not waited for it); bulk_copy: the same for a memcpy_async_tx whose cuda::barrier
 // phase has not completed. Their first thread and site are the copy's.
-enum class Hazard { raw, war, waw, async_copy, bulk_copy };
+// copy_overlap: an asynchronous copy issued into bytes that another copy still in flight writes;
+// stage_overlap: a memcpy_async_tx into bytes that copies completing on another cuda::barrier (another
+// stage of a ring) filled. Their first thread and site are the earlier copy's, the second the new one's.
+enum class Hazard { raw, war, waw, async_copy, bulk_copy, copy_overlap, stage_overlap };
 
 struct HazardReport {
   Hazard kind;
@@ -25,6 +34,7 @@ struct HazardReport {
   std::string first_site, second_site;         // file:line (or an address when no line is known)
   std::uint64_t occurrences;
   bool second_writes = false;  // async_copy, bulk_copy: the access is a write (else a read)
+  bool bulk = false;           // copy_overlap: the new copy is a memcpy_async_tx (else a cp.async)
 };
 
 // One shared-memory instruction of one kernel, at one barrier interval of its blocks
