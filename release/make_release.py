@@ -35,6 +35,7 @@ AUTHOR = ("scanlab release", "release@scanlab.invalid")
 LEFT_OUT = {
     "solutions/": "the answers",
     "tests/mutants/": "planted bugs in the solutions",
+    "tests/diagnostics/planted_races/": "races planted in the solutions",
     "tests/grader/": "the grader's own tests: they grade the solutions and the hostile corpus",
     "tests/exercises/": "compares the exercises with the solutions",
     "tests/gpu/": "the GPU checks behind the book's measured figures: they run the solutions",
