@@ -30,6 +30,7 @@ Standard library only; run with any python3 >= 3.9.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import subprocess
@@ -115,6 +116,18 @@ def repository_sources(root: Path) -> list[Path]:
             for path in source_files(folder)]
 
 
+def instructors_only(root: Path) -> tuple[str, ...]:
+    """What a student never gets, so not given code (a copy of a solution in the grader's tests, a
+    mutant): the paths `./lab release` leaves out (release/make_release.py's LEFT_OUT, the one list)."""
+    script = root / "release" / "make_release.py"
+    if not script.is_file():
+        return ()
+    spec = importlib.util.spec_from_file_location("make_release", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return tuple(module.LEFT_OUT)
+
+
 def todo_regions(root: Path = REPO) -> list[TodoRegion]:
     """Every TODO region of every solutions/ source file, with its distinctive lines."""
     solutions = root / snippets.SOLUTIONS
@@ -124,9 +137,10 @@ def todo_regions(root: Path = REPO) -> list[TodoRegion]:
     # What a student has anyway: the sources outside solutions/ (the build folders and hidden
     # ones aside; an exercise's hints aside), and the solutions' lines outside their TODO regions.
     given: list[str] = []
+    kept_back = instructors_only(root)
     for path in repository_sources(root):
         rel = path.relative_to(root).as_posix()
-        if not rel.startswith(snippets.SOLUTIONS):
+        if not rel.startswith(snippets.SOLUTIONS) and not rel.startswith(kept_back):
             given += given_lines(path, rel)
     inside: list[tuple[str, list[str], list[tuple[int, int]]]] = []
     for path in source_files(solutions):

@@ -115,6 +115,19 @@ class SolutionCodeTest(unittest.TestCase):
         rc, out = self.scan("--expect", "shown")
         self.assertEqual(rc, 0, out)
 
+    def test_what_a_release_leaves_out_is_not_given(self):
+        # A copy of a solution among the instructor's tests would blind the check otherwise.
+        (self.root / "tests/grader").mkdir(parents=True)
+        (self.root / "tests/grader/copy.cuh").write_text(SOLUTION.replace("// BEGIN TODO", "")
+                                                         .replace("// END TODO", ""), encoding="utf-8")
+        [region] = solution_code.todo_regions(self.root)
+        self.assertEqual(region.lines, [])
+        (self.root / "release").mkdir()
+        (self.root / "release/make_release.py").write_text('LEFT_OUT = {"tests/grader/": "why"}\n',
+                                                          encoding="utf-8")
+        [region] = solution_code.todo_regions(self.root)
+        self.assertEqual(len(region.lines), 2)
+
     def test_an_exercise_hint_that_holds_a_solution_line_is_a_leak(self):
         # Issue 39: a comment inside an exercise's TODO region is a hint, not given code.
         (self.root / "exercises/01_x/x.cuh").write_text(EXERCISE.replace(
