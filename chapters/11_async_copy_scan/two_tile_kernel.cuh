@@ -4,7 +4,8 @@
 //
 // Why: in the one-tile kernel (async_copy_scan_dispatch.cuh), while warp 0 waits for the tiles
 // before its own, the block's other warps wait at a barrier and its stage has no byte in flight;
-// on an H100 that wait cost 4-6% of a copy's time (book, chapter 11, "Where the last bytes go").
+// on an H100 that wait cost 4-6% of a copy's time (book, Measured on a GPU, "Where the last bytes
+// go").
 // Here a block is five warps and two stages: while warp 4 looks back for tile t, warps 0-3 land
 // and reduce the next tile and publish its aggregate, then scan t and store it. The loop that
 // does this is the single-pass library's (scanlab/single_pass/two_tile_loop.cuh, which says why

@@ -1,5 +1,5 @@
-// Where chapter 11's time goes (book, chapter 11, "Where the last bytes go"): how close to a
-// device-to-device copy a kernel of chapter 11's tile can get when it does no scan at all, and what
+// Where chapter 11's time goes (book, Measured on a GPU, "Where the last bytes go"): how close to
+// a device-to-device copy a kernel of chapter 11's tile can get when it does no scan at all, and what
 // each part of the scan costs on top of that. int32, one input of n elements, medians of 20 runs,
 // every output checked (a copy against the input, a scan against the sequential sum).
 //

@@ -1,7 +1,7 @@
 // A probe for chapter 11's next step: a block that keeps two tiles, so that bytes are in flight
 // while it waits for its look-back. Chapter 11's kernel (one tile per block) leaves 4-6% of a
-// copy's time in the look-back (book, chapter 11, "Where the last bytes go"): while warp 0 waits for
-// the predecessors, the other warps wait at a barrier and the block's stage holds no byte in
+// copy's time in the look-back (book, Measured on a GPU, "Where the last bytes go"): while warp 0
+// waits for the predecessors, the other warps wait at a barrier and the block's stage holds no byte in
 // flight. Here each block loops over tickets with two stages:
 //
 //   take tile t, stage it, reduce it (all warps), publish its aggregate

@@ -1,5 +1,5 @@
 // scanlab/single_pass/two_tile_loop.cuh: a block that holds two tiles, so that the next tile's bytes
-// land while one warp looks back for this tile (chapter 11, "The third step: two tiles per block").
+// land while one warp looks back for this tile (chapter 11, "The kernel: two tiles per block").
 //
 // In a one-tile-per-block single pass, while warp 0 waits for its predecessors the rest of the block
 // waits at a barrier, and nothing of the next tile is on its way. Here the block's data warps stage,
@@ -20,7 +20,7 @@
 // A third stage (Agent::kStages = 3) keeps the tile after next in flight while the data warps scan
 // and store: more bytes in flight per block, but each tile is taken one round earlier, before the
 // block can publish its aggregate, and on an H100 and an H200 that cost more than the bytes gained
-// (chapter 11, "The third step").
+// (book, Measured on a GPU, chapter 11's diary).
 //
 // What a tile is, how it is staged and scanned, is the agent's (chapters 10 and 11 have one each):
 //   Agent::kDataThreads                       the data warps: threads 0 .. kDataThreads - 1
