@@ -142,7 +142,7 @@ TEST_CASE("int32 inclusive sum and running max equal the oracle" * doctest::desc
 }
 
 TEST_CASE("every step of the book scans: serial or warp look-back with fenced or fused descriptors" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 10")) {
   const std::vector<std::size_t> sizes = {kSmallTile + 1, 40 * kSmallTile + 9, 70001};
   using I = std::int32_t;
   {
@@ -187,7 +187,7 @@ TEST_CASE("non-commutative affine maps (64-bit values, fenced descriptors) keep 
 }
 
 TEST_CASE("float32 sums match a float64 reference and int64 sums wider than 32 bits are exact" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 5")) {
   if (!check_sizes(kSmall, {kSmallTile + 1, 50001}, ScanKind::exclusive, Plus<float>{}, random_floats, kConstantFloat,
                    1000)) {
     return;
@@ -202,7 +202,7 @@ TEST_CASE("float32 sums match a float64 reference and int64 sums wider than 32 b
 }
 
 TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 5")) {
   using I = std::int32_t;
   for (const std::size_t n : {kSmallTile * 7 + 5, std::size_t{4096 * 5 + 1}}) {
     INFO("n = " << n);
@@ -349,7 +349,7 @@ TEST_CASE("emulator: tiles ordered by blockIdx.x deadlock under reverse dispatch
 
 TEST_CASE(
     "emulator weak memory: fenced descriptors (value, fence, flag) and fused ones (one 64-bit word) publish safely" *
-    doctest::description("points: 15")) {
+    doctest::description("points: 10")) {
   EmuSettingsGuard guard;
   emu_settings()["memory"] = "weak";
   using I = std::int32_t;

@@ -455,7 +455,7 @@ TEST_CASE("select_if_single_pass_in_place compacts over its own input" * doctest
 }
 
 TEST_CASE("past 2^31 elements: the last tiles of select_if and partition_if, from the launch's first tile" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 5")) {
   // On the emulator only the last tiles exist (the kernels are handed pointers that reach them at
   // their true positions) and phases 1 and 3 run on their own; with --gpu the whole array is made
   // and compacted on the device.

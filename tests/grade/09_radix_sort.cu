@@ -548,14 +548,14 @@ TEST_CASE("split by one bit: false keys first, then true keys, each side in inpu
 }
 
 TEST_CASE("radix_sort_keys (4-bit digits) sorts uint32 keys, in every block order" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 5")) {
   for_each_block_order([] {
     check_all_inputs(Algo::digits_keys, true);
   });
 }
 
 TEST_CASE("radix_sort_pairs is stable: every value lands where std::stable_sort puts it" *
-          doctest::description("points: 15")) {
+          doctest::description("points: 10")) {
   for_each_block_order([] {
     check_all_inputs(Algo::digits_pairs, true);
   });
@@ -571,7 +571,7 @@ TEST_CASE("stability, pointedly: equal keys keep their input order across tiles"
   CHECK(check_sort(keys, Algo::split_pairs, "two keys, interleaved"));
 }
 
-TEST_CASE("radix_sort_split (32 one-bit splits) sorts keys and pairs stably" * doctest::description("points: 15")) {
+TEST_CASE("radix_sort_split (32 one-bit splits) sorts keys and pairs stably" * doctest::description("points: 10")) {
   check_all_inputs(Algo::split_keys, false);
   check_all_inputs(Algo::split_pairs, false);
 }
@@ -902,7 +902,7 @@ TEST_CASE("look_back_digit: the keys of each digit in the tiles before, then P" 
   check_look_back(5, test_seed(82));
 }
 
-TEST_CASE("onesweep sorts uint32 keys and pairs stably, in every block order" * doctest::description("points: 15")) {
+TEST_CASE("onesweep sorts uint32 keys and pairs stably, in every block order" * doctest::description("points: 10")) {
   check_onesweep_sizes<std::uint32_t>(false);
   for_each_block_order([] {
     check_onesweep_sizes<std::uint32_t>(true);
@@ -910,7 +910,7 @@ TEST_CASE("onesweep sorts uint32 keys and pairs stably, in every block order" * 
 }
 
 TEST_CASE("onesweep sorts int32, float and uint64 keys by value (the bit twiddle)" *
-          doctest::description("points: 10")) {
+          doctest::description("points: 5")) {
   check_onesweep_sizes<std::int32_t>(true);
   check_onesweep_sizes<float>(true);
   check_onesweep_sizes<std::uint64_t>(true);

@@ -62,6 +62,8 @@ class DeclaredTests(unittest.TestCase):
             self.assertTrue(tests, src)
             self.assertEqual(len({t.name for t in tests}), len(tests), f"{src}: duplicate names")
             self.assertTrue(all(t.name and t.points > 0 for t in tests), src)
+            # One scale for every chapter, so that a student's percentages compare across chapters.
+            self.assertEqual(sum(t.points for t in tests), 100, f"{src}: the points add up to 100")
 
     def test_points_of(self):
         self.assertEqual(points_of("points: 15"), 15)
