@@ -222,6 +222,13 @@ def make_release(dest: Path, spec: str | None, repo: Path = REPO, check: bool = 
     (dest / ".devcontainer" / "devcontainer.json").write_text(read_text(archive, "release/devcontainer.json"),
                                                              encoding="utf-8")
     shutil.copytree(dest / "exercises", dest / STUBS)
+    # GitHub Classroom's workflow for the chapters handed out, written by the release's own grader
+    # (lab autograder classroom), so that its points are the release's.
+    workflow = dest / ".github" / "workflows" / "classroom.yml"
+    workflow.parent.mkdir(parents=True)
+    subprocess.run([sys.executable, "-m", "scanlab_grade.autograder", "classroom", "--chapters", ",".join(kept),
+                    "--out", str(workflow)], env=dict(os.environ, PYTHONPATH=str(dest / "grader")), check=True,
+                   stdout=subprocess.DEVNULL)
 
     source = git_output(repo, "rev-parse", "--short", "HEAD")
     git(dest, "init", "-q", "-b", "main")

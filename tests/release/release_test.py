@@ -95,6 +95,10 @@ def test_tree(dest: Path) -> None:
         left = [p for p in (f"chapters/{cid}", f"exercises/{cid}", f"tests/grade/{cid}.cu", f"book/docs/{c['page']}")
                 if (dest / p).exists()]
         check(not left, f"chapter {c['nn']} left out ({left or 'nothing of it'})")
+    workflow = dest / ".github/workflows/classroom.yml"
+    text = workflow.read_text(encoding="utf-8") if workflow.is_file() else ""
+    graded = sorted(set(re.findall(r"--chapters ([0-9]{2})\b", text)))
+    check(graded == KEPT, f"GitHub Classroom's workflow grades chapters {KEPT} ({graded})")
     nav = re.findall(r'^\s*-\s*"([0-9]{2}) ·', (dest / "book/mkdocs.yml").read_text(encoding="utf-8"), re.M)
     check(nav == KEPT, f"the book's nav lists chapters {KEPT} ({nav})")
 
