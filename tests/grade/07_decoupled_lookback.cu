@@ -201,8 +201,7 @@ TEST_CASE("float32 sums match a float64 reference and int64 sums wider than 32 b
               std::int64_t{1} << 39, 1100);
 }
 
-TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)" *
-          doctest::description("points: 5")) {
+TEST_CASE("in place (out == in) and through unaligned pointers (no vector loads)" * doctest::description("points: 5")) {
   using I = std::int32_t;
   for (const std::size_t n : {kSmallTile * 7 + 5, std::size_t{4096 * 5 + 1}}) {
     INFO("n = " << n);
