@@ -65,7 +65,7 @@ class CheckMode(unittest.TestCase):
         rc, out = self.checked("--no-barrier")
         self.assertEqual(rc, 1, out)
         self.assertRegex(out, r"racecheck: .*hazard.*pair_sums\.cu:\d+")
-        self.assertRegex(out, r"forward +FAILED")  # the race checker reports it in every order
+        self.assertRegex(out, r"default +FAILED")  # the race checker reports it in every order
         self.assertIn("checked runs FAILED", out)
 
     def test_read_past_the_end_passes_plain_and_fails_checked(self):
