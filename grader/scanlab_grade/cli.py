@@ -124,6 +124,10 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--verbose", action="store_true", help="print the build commands")
     p.add_argument("--prepare", action="store_true",
                    help="only configure the grader's build and build the checkers and the runtime")
+    p.add_argument("--test", dest="tests", action="append", metavar="NAME",
+                   help="grade only this test case of the one chapter in --chapters (its name as the "
+                        "report shows it; repeat for more): the points are those of the cases run, "
+                        "and the report says the chapter was graded in part")
     speed.add_options(p)
     slurm.add_options(p)
     a = p.parse_args(argv)
@@ -156,6 +160,8 @@ def validate(a: argparse.Namespace) -> None:
         raise UsageError("--orders needs at least one order")
     a.timeout = _seconds("--timeout", a.timeout)
     a.build_timeout = _seconds("--build-timeout", a.build_timeout)
+    if a.tests and (a.class_dir or a.slurm or a.speed):
+        raise UsageError("--test grades one folder in part: not with --class, --slurm or --speed")
     if a.exercises and not Path(a.exercises).is_dir():
         raise UsageError(f"--exercises: no such folder: {a.exercises}")
     if a.class_dir and not Path(a.class_dir).is_dir():
@@ -214,12 +220,16 @@ def checker_environment(seed: int, runner: List[str], timeout: float) -> Dict[st
 
 def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises: Path, label: str,
                  chapters: List[Chapter], seed: int, orders: List[str], timeout: float,
-                 build_timeout: float, scratch: Path) -> reporting.Grade:
-    """Grades one student's folder; no failure of one chapter stops the others."""
+                 build_timeout: float, scratch: Path, only_tests: Optional[List[str]] = None) -> reporting.Grade:
+    """Grades one student's folder; no failure of one chapter stops the others. With only_tests,
+    only those test cases run (and count)."""
     results = []
     for ch in chapters:
         r = reporting.ChapterResult(ch)
         declared = declared_tests(build.repo / "tests" / "grade" / f"{ch.id}.cu")
+        if only_tests:
+            r.notes.append(f"graded in part: {len(only_tests)} of its {len(declared)} test cases (--test)")
+            declared = [t for t in declared if t.name in only_tests]
         r.tests = [TestResult(t.name, t.points, False, "not run") for t in declared]
         r.points = sum(t.points for t in declared)
         results.append(r)
@@ -270,6 +280,8 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
             r.status = "not_run"
             r.compile_error = "the chapter's grading program did not start (doctest could not list its tests)"
             continue
+        if only_tests:
+            names = [n for n in names if n in only_tests]
         for order in (orders if build.backend == "emu" else [None]):
             runs.append((r, names, order, binary, run_dir))
 
@@ -279,7 +291,8 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
         try:
             env = checker_environment(seed, runner_argv(box, binary, run_dir, order, seed, timeout), timeout)
             with build.slots:  # one of the machine's --jobs
-                return run_tests(build.checker(r.chapter), names, env, scratch, tag, timeout + 15)
+                return run_tests(build.checker(r.chapter), names, env, scratch, tag, timeout + 15,
+                                 only=bool(only_tests))
         except GradeError as e:
             return {}, [f"the checker could not finish: {e}"]
 
@@ -403,6 +416,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not chapters:
         say("no chapter to grade")
         return 2
+    if a.tests:
+        if len(chapters) != 1:
+            say("--test: name one chapter with --chapters (test case names are a chapter's own)")
+            return 2
+        known = [t.name for t in declared_tests(repo / "tests" / "grade" / f"{chapters[0].id}.cu")]
+        unknown = [t for t in a.tests if t not in known]
+        if unknown:
+            say(f"--test: chapter {chapters[0].id} has no test case {unknown[0]!r}")
+            return 2
     if a.slurm:  # the submitting node: it only submits and collects (the nodes grade)
         return slurm.main(a, chapters)
     if a.gpu and not gpu_present():
@@ -437,7 +459,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if not a.class_dir:
                 exercises = Path(a.exercises).resolve() if a.exercises else repo / "exercises"
                 g = grade_folder(build, box, exercises, str(exercises), chapters, seed, a.orders,
-                                 a.timeout, a.build_timeout, scratch_root / "student")
+                                 a.timeout, a.build_timeout, scratch_root / "student", a.tests)
                 if a.speed:
                     speed.grade_speed(a, build, box, g, scratch_root / "student", seed)
                 text = reporting.render(g, a.report, replay_command(a, seed, a.exercises))

@@ -183,11 +183,18 @@ def list_tests(binary, env: Dict[str, str], cwd: Path) -> Optional[List[str]]:
     return [tc.get("name", "") for tc in root.iter("TestCase")]
 
 
+def test_case_filter(names: List[str]) -> str:
+    """doctest's --test-case filter for exactly these names: a comma separates them, so a comma
+    (or a backslash) in a name is escaped with a backslash."""
+    return ",".join(re.sub(r"([,\\])", r"\\\1", n) for n in names)
+
+
 def run_tests(binary, names: List[str], env: Dict[str, str], workdir: Path, label: str,
-              timeout: float) -> Tuple[Dict[str, TestResult], List[str]]:
+              timeout: float, only: bool = False) -> Tuple[Dict[str, TestResult], List[str]]:
     """Runs every test case of `binary` (whose cases are `names`, in order), restarting after the
     one that crashed, hung or stopped the program, so one bad test costs only its own points.
-    Returns results by name and the emulator's messages (deadlock reports and the like)."""
+    With `only`, `names` is a part of the cases and only those run. Returns results by name and
+    the emulator's messages (deadlock reports and the like)."""
     results: Dict[str, TestResult] = {}
     first = 1  # doctest's --first is 1-based
     attempt = 0
@@ -200,6 +207,8 @@ def run_tests(binary, names: List[str], env: Dict[str, str], workdir: Path, labe
             p.unlink(missing_ok=True)
         cmd = _command(binary) + ["-r=xml", f"--out={xml_path}", "--duration=true", "--no-skipped-summary=true",
                f"--first={first}"]
+        if only:
+            cmd.append(f"--test-case={test_case_filter(names)}")
         reader = DoctestXmlReader()
         timed_out = False
         with open(log_path, "wb") as log:

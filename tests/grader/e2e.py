@@ -244,6 +244,9 @@ def scenario_mutant(work: Path, args) -> None:
     # a test must pass in every order, so a mutant the default order catches fails real grading too;
     # a bug only another order shows says so in its `orders:` line. (Half the grading time, in CI.)
     extra = ["--orders", m.orders or "default"]
+    # Only the test cases the mutant names: one of them failing costs points in a full grade too.
+    for name in m.tests:
+        extra += ["--test", name]
     r = check_json(grade(work, folder, "--chapters", nn, *extra).report)
     c = chapter(r, nn)
     failed = [t for t in c["tests"] if not t["passed"]]

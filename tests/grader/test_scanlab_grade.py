@@ -27,7 +27,7 @@ import mutant  # noqa: E402
 from scanlab_grade.build import RunnerCache, stage_files  # noqa: E402
 from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_chapters  # noqa: E402
 from scanlab_grade.cli import parse_args, safe_file_name  # noqa: E402
-from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests  # noqa: E402
+from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests, test_case_filter  # noqa: E402
 from scanlab_grade.report import ChapterResult, Grade, csv_cell, render  # noqa: E402
 from scanlab_grade import sandbox as sandboxing  # noqa: E402
 
@@ -274,6 +274,11 @@ class Options(unittest.TestCase):
             self.refused("--class", d, "--csv", f"{d}/no/such.csv")
             self.refused("--build-dir", "/proc/x")
             self.refused("--exercises", f"{d}/nothing")
+            self.refused("--test", "x", "--class", d, "--csv", f"{d}/c.csv")  # a grade in part is one folder's
+
+    def test_test_case_filter_escapes_what_doctest_splits_on(self):
+        # doctest splits its --test-case filter at commas; a name's own commas and backslashes are escaped.
+        self.assertEqual(test_case_filter(["split, stably", "a\\b", "c"]), "split\\, stably,a\\\\b,c")
 
     def test_good_values_pass(self):
         with tempfile.TemporaryDirectory() as d:

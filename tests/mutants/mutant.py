@@ -9,6 +9,12 @@
 #                                    the default order, which real grading runs among others)
 #   mentions: race on shared memory  a failing test's message must say this (a hint the report owes
 #                                    the student, not only the lost points); `check` requires it
+#   test: <a test case's name>       a test case of tests/grade/NN_slug.cu that fails on this bug
+#                                    (one line each; `check` requires one and that it exists): ctest
+#                                    grades the mutant with these cases only. A case that fails loses
+#                                    its points in a full grade too, so that is proof enough, at a
+#                                    fraction of the time (the whole-sort cases of chapter 09 take a
+#                                    minute on the emulator; the one that catches a bug, a second).
 #   @@ find
 #   <lines, verbatim, that must occur exactly once in the file>
 #   @@ replace
@@ -34,6 +40,8 @@ from typing import List, Optional, Tuple
 
 MUTANTS = Path(__file__).resolve().parent
 REPO = MUTANTS.parent.parent
+sys.path.insert(0, str(REPO / "grader"))
+from scanlab_grade.chapters import declared_tests  # noqa: E402  (the test case names, as graded)
 
 
 class MutantError(Exception):
@@ -49,6 +57,7 @@ class Mutant:
     orders: Optional[str] = None
     about: str = ""                    # the leading comment
     mentions: Optional[str] = None     # text some failing test's message must contain
+    tests: List[str] = dataclasses.field(default_factory=list)  # test cases that fail on it
 
     @property
     def name(self) -> str:
@@ -59,6 +68,7 @@ def parse(path: Path) -> Mutant:
     path = Path(path)
     lines = path.read_text().splitlines()
     header = {}
+    tests: List[str] = []
     about = []
     edits: List[Tuple[str, str]] = []
     i = 0
@@ -68,10 +78,13 @@ def parse(path: Path) -> Mutant:
             about.append(line.lstrip("#").strip())
         elif line:
             key, sep, value = line.partition(":")
-            if not sep or key.strip() not in ("file", "orders", "mentions"):
-                raise MutantError(f"{path}:{i + 1}: expected 'file:', 'orders:', 'mentions:', a # comment "
-                                  "or '@@ find'")
-            header[key.strip()] = value.strip()
+            if not sep or key.strip() not in ("file", "orders", "mentions", "test"):
+                raise MutantError(f"{path}:{i + 1}: expected 'file:', 'orders:', 'mentions:', 'test:', a # "
+                                  "comment or '@@ find'")
+            if key.strip() == "test":
+                tests.append(value.strip())
+            else:
+                header[key.strip()] = value.strip()
         i += 1
     while i < len(lines):
         if lines[i].rstrip() != "@@ find":
@@ -103,7 +116,7 @@ def parse(path: Path) -> Mutant:
     if not edits:
         raise MutantError(f"{path}: no '@@ find' ... '@@ end' block")
     return Mutant(path, path.parent.name, header["file"], edits, header.get("orders"), " ".join(about),
-                  header.get("mentions"))
+                  header.get("mentions"), tests)
 
 
 def mutate(m: Mutant, text: str) -> str:
@@ -152,6 +165,13 @@ def main(argv: List[str]) -> int:
             if not m.mentions:
                 raise MutantError(f"{path}: no 'mentions:' line: name the text of the hint that a failing test's "
                                   "message gives for this bug (see README.md)")
+            if not m.tests:
+                raise MutantError(f"{path}: no 'test:' line: name a test case that fails on this bug (see "
+                                  "README.md)")
+            declared = {t.name for t in declared_tests(REPO / "tests" / "grade" / f"{m.chapter}.cu")}
+            for name in m.tests:
+                if name not in declared:
+                    raise MutantError(f"{path}: 'test: {name}': tests/grade/{m.chapter}.cu has no such test case")
             print(f"ok  {m.chapter}/{m.name}: {m.about.split('.')[0]}")
         return 0
     except MutantError as e:
