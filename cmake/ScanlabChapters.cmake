@@ -29,6 +29,11 @@ endif()
 # it) and one runner per variant and backend, grade_NN_slug_<variant>_runner_<backend>
 # (tests/grade/NN_slug_runner.cu with the exercise's or the solution's files). CTest runs the
 # checker against each runner: the solution must pass every test case, the untouched exercise none.
+# That is for the GPU (SCANLAB_GPU_TESTS). On the emulator the grader itself is the test:
+# tests/grader registers grade_NN_slug_solution_emu (the solution graded by `lab grade`, in its
+# sandbox, under every default order) and grader_stubs_score_zero, and it compiles the runners it
+# needs with its precompiled prelude. The emulator's runners here are built only when asked for
+# (to debug one test case by hand): in every build they cost CI a sixth of its build time.
 # Whether a chapter has a runner decides which targets it gets: a file added to tests/grade/
 # re-runs CMake at the next build (here and in the grader's own build tree). The folder itself is
 # the dependency (its time changes when a file is added), not a CONFIGURE_DEPENDS glob: a glob's
@@ -57,6 +62,10 @@ function(_scanlab_add_grading_runner id variant impl_dir chapter_dir)
     scanlab_add_program(${name} SOURCES ${runner_src} INCLUDE_DIRS ${impl_dir} ${chapter_dir}
                         LIBRARIES scanlab_grading_runner_${backend} BACKENDS ${backend})
     if(NOT TARGET ${name}_${backend})
+      continue()
+    endif()
+    if(backend STREQUAL "emu")
+      set_target_properties(${name}_${backend} PROPERTIES EXCLUDE_FROM_ALL ON)
       continue()
     endif()
     set(test grade_${id}_${variant}_${backend})
