@@ -11,6 +11,7 @@
 //   ch08_stream_compaction_solution --single-pass --in-place   output over the input
 //   ch08_stream_compaction_solution --single-pass --partition  rejected ones reversed, like CUB's
 //   ch08_stream_compaction_solution --type float --threshold 0.5 -n 1M
+//   ch08_stream_compaction_solution_traced -n 30000 --trace t.jsonl   (traced build, for the player)
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -32,6 +34,8 @@
 #include <scanlab/nvtx.hpp>
 #include <scanlab/random.hpp>
 #include <scanlab/timing.hpp>
+#include <scanlab/trace.hpp>
+#include <scanlab/trace_writer.hpp>
 #include <scanlab/verify.hpp>
 
 #include "stream_compaction_dispatch.cuh"
@@ -47,7 +51,11 @@ struct Config {
   bool single_pass = false;
   bool in_place = false;
   bool skip_examples = false;
+  std::string trace;  // traced builds: record each tile's scatter here (--trace)
 };
+
+// A traced run records one event a tile; the player draws a row of tiles, so a few of them.
+constexpr std::uint64_t kTraceMaxN = 8 * ch08::kCompactTile;
 
 template <class T>
 std::string join(const std::vector<T>& v) {
@@ -78,21 +86,46 @@ std::vector<T> oracle(const std::vector<T>& in, Pred pred, const Config& cfg, st
 // Runs the chosen compaction on d_in into d_out (the same buffer with --in-place).
 template <class T, class Pred>
 void compact(const Config& cfg, const T* d_in, T* d_out, unsigned* d_count, std::size_t n, Pred pred,
-             ch08::CompactionWorkspace& ws, ch08::SinglePassWorkspace& sp) {
+             ch08::CompactionWorkspace& ws, ch08::SinglePassWorkspace& sp, scanlab::TraceLog log = {}) {
   if (cfg.single_pass) {
     if (cfg.in_place) ch08::select_if_single_pass_in_place(d_out, d_count, n, pred, sp);
     else if (cfg.partition) ch08::partition_if_single_pass(d_in, d_out, d_count, n, pred, sp);
     else ch08::select_if_single_pass(d_in, d_out, d_count, n, pred, sp);
   } else if (cfg.partition) {
-    ch08::partition_if(d_in, d_out, d_count, n, pred, ws);
+    ch08::partition_if(d_in, d_out, d_count, n, pred, ws, 0, log);
   } else {
-    ch08::select_if(d_in, d_out, d_count, n, pred, ws);
+    ch08::select_if(d_in, d_out, d_count, n, pred, ws, 0, log);
   }
+}
+
+// The trace of a traced run (book/docs/traces.md): the scatter's events, and what each tile should
+// keep (counted here, sequentially), for the player to compare them with.
+template <class T, class Pred>
+void write_trace(const Config& cfg, const std::vector<T>& in, Pred pred, const scanlab::TraceBuffer& buffer,
+                 const nlohmann::json& report) {
+  const std::size_t tiles = ch08::compaction_tiles(in.size());
+  std::vector<unsigned> counts(tiles, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) counts[i / ch08::kCompactTile] += pred(in[i]) ? 1u : 0u;
+  scanlab::TraceWriter writer(cfg.trace, {{"chapter", "08_stream_compaction"},
+                                          {"backend", scanlab::backend_name()},
+                                          {"variant", cfg.partition ? "partition" : "select"},
+                                          {"elem", cfg.type},
+                                          {"threshold", cfg.threshold},
+                                          {"n", in.size()},
+                                          {"tile", ch08::kCompactTile},
+                                          {"tiles", tiles},
+                                          {"verified", report["verified"]},
+                                          {"message", report["message"]}});
+  writer.name_fields("scatter", {"offset", "count", "kept"});
+  writer.records(buffer);
+  writer.line(nlohmann::json{{"type", "tile_counts"}, {"counts", counts}});
+  writer.finish();
 }
 
 // One compaction of `in`, checked. Returns the verdict line's success.
 template <class T, class Pred>
-bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print, nlohmann::json& report, bool timed) {
+bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print, nlohmann::json& report, bool timed,
+             scanlab::TraceBuffer* trace = nullptr) {
   const std::size_t n = in.size();
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out(n);
@@ -108,7 +141,8 @@ bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print,
   }
   {
     SCANLAB_NVTX_RANGE("compact");
-    compact(cfg, d_in.data(), d_out.data(), d_count.data(), n, pred, ws, sp);
+    compact(cfg, d_in.data(), d_out.data(), d_count.data(), n, pred, ws, sp,
+            trace ? trace->log() : scanlab::TraceLog{});
     SCANLAB_CHECK_SYNC();
   }
   std::vector<T> got;
@@ -136,9 +170,14 @@ bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print,
   std::cout << "\n";
   report["verified"] = ok;
   report["kept"] = kept;
-  report["message"] = r.message();
+  report["message"] = count_ok ? r.message() : "the count is " + std::to_string(count[0]) + ", expected " +
+                                                 std::to_string(kept);
+  if (trace) {
+    write_trace(cfg, in, pred, *trace, report);
+    if (!cfg.common.quiet) std::cout << "trace written to " << cfg.trace << "\n";
+  }
 
-  if (timed && ok && !scanlab::on_emulator() && !cfg.in_place && n > 0) {
+  if (timed && ok && !scanlab::on_emulator() && !cfg.in_place && n > 0 && !trace) {
     SCANLAB_NVTX_RANGE("timing");
     const scanlab::TimingStats t = scanlab::time_ms(
         [&] {
@@ -198,7 +237,9 @@ int run(const Config& cfg) {
   std::cout << (cfg.partition ? "partition-if" : "select-if") << " x > " << cfg.threshold << ", "
             << (cfg.single_pass ? "single pass (decoupled look-back)" : "three phases")
             << (cfg.in_place ? ", in place" : "") << ": ";
-  ok = run_one(cfg, in, pred, false, report, true) && ok;
+  std::unique_ptr<scanlab::TraceBuffer> trace;
+  if (!cfg.trace.empty()) trace = std::make_unique<scanlab::TraceBuffer>(1 << 10, std::size_t(1) << 16);
+  ok = run_one(cfg, in, pred, false, report, true, trace.get()) && ok;
   if (scanlab::on_emulator() && !cfg.common.quiet) scanlab::say_not_timed();
   scanlab::write_json_report(cfg.common.json, report);
   return ok ? 0 : 1;
@@ -223,7 +264,19 @@ int main(int argc, char** argv) {
   inplace->needs(single);
   inplace->excludes(part);
   app.add_flag("--no-examples", cfg.skip_examples, "skip the two worked examples");
+  app.add_option("--trace", cfg.trace,
+                 "write a trace of each tile's scatter (where it writes, its count) to this file "
+                 "(traced builds: ch08_stream_compaction_solution_traced)");
   scanlab::run_cli(app, argc, argv);
+  if (!cfg.trace.empty()) {
+    if (!scanlab::trace_enabled()) {
+      return scanlab::usage_error(app, "--trace needs the traced build, ch08_stream_compaction_solution_traced");
+    }
+    if (cfg.single_pass) return scanlab::usage_error(app, "--trace records the three phases; leave out --single-pass");
+    if (cfg.common.n > kTraceMaxN) {
+      return scanlab::usage_error(app, "a traced run records every tile; keep n <= " + std::to_string(kTraceMaxN));
+    }
+  }
   return scanlab::run_reporting_errors(app, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 08: stream compaction. Count the kept elements per tile "

@@ -18,6 +18,7 @@
 #include <scanlab/hd.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/nvtx.hpp>
+#include <scanlab/trace.hpp>
 
 // By its path, in quotes: the emulator's translator rewrites the kernels of quoted includes only,
 // and it searches the including file's folder and the chapter's folders, not common/include.
@@ -45,7 +46,7 @@ struct GreaterThan {
 // --8<-- [start:scatter_kernel]
 template <bool kPartition, class T, class Pred>
 __global__ void compact_scatter_kernel(const T* in, T* out, std::size_t n, std::size_t first_tile,
-                                       const unsigned* tile_offsets, Pred pred) {
+                                       const unsigned* tile_offsets, Pred pred, scanlab::TraceLog log) {
   __shared__ ScatterStorage storage;
   const std::size_t tile = first_tile + blockIdx.x;
   const std::size_t base = tile * kCompactTile;
@@ -57,6 +58,12 @@ __global__ void compact_scatter_kernel(const T* in, T* out, std::size_t n, std::
     const T x = in_range ? in[i] : T{};
     const bool keep = in_range && pred(x);
     running += scatter_round<kPartition>(x, keep, in_range, i, running, total_kept, storage, out);
+  }
+  // Traced builds (the player's counts view): where this tile wrote from, its count as phase 1
+  // counted it (two neighbouring offsets of the scan differ by it) and how many its rounds wrote.
+  if (threadIdx.x == 0) {
+    SCANLAB_TRACE_EVENT(log, "scatter", static_cast<int>(tile), tile_offsets[tile],
+                        tile_offsets[tile + 1] - tile_offsets[tile], running - tile_offsets[tile]);
   }
 }
 // --8<-- [end:scatter_kernel]
@@ -114,7 +121,7 @@ inline void scan_tile_counts(CompactionWorkspace& ws, std::size_t tiles, unsigne
 
 template <bool kPartition, class T, class Pred>
 void compact_three_phase(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred,
-                         CompactionWorkspace& ws, cudaStream_t s, const char* who) {
+                         CompactionWorkspace& ws, cudaStream_t s, const char* who, scanlab::TraceLog log) {
   check_compaction_size(n, ws, who);
   if (n == 0) {
     if (d_num_selected != nullptr) SCANLAB_CUDA_CHECK(cudaMemsetAsync(d_num_selected, 0, sizeof(unsigned), s));
@@ -135,7 +142,7 @@ void compact_three_phase(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   {
     SCANLAB_NVTX_RANGE("ch08::phase 3: scatter");
     compact_scatter_kernel<kPartition, T, Pred>
-        <<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(d_in, d_out, n, 0, ws.tile_offsets.data(), pred);
+        <<<static_cast<unsigned>(tiles), kCompactThreads, 0, s>>>(d_in, d_out, n, 0, ws.tile_offsets.data(), pred, log);
     SCANLAB_CHECK_LAUNCH();
   }
 }
@@ -146,18 +153,18 @@ void compact_three_phase(const T* d_in, T* d_out, unsigned* d_num_selected, std:
 // --8<-- [start:select_if]
 template <class T, class Pred>
 void select_if(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred, CompactionWorkspace& ws,
-               cudaStream_t s = 0) {
+               cudaStream_t s = 0, scanlab::TraceLog log = {}) {
   SCANLAB_NVTX_RANGE("ch08::select_if (three phases)");
-  detail::compact_three_phase<false>(d_in, d_out, d_num_selected, n, pred, ws, s, "ch08::select_if");
+  detail::compact_three_phase<false>(d_in, d_out, d_num_selected, n, pred, ws, s, "ch08::select_if", log);
 }
 // --8<-- [end:select_if]
 
 // Partition-if: d_out[0, k) as select_if, d_out[k, n) = the rejected elements, in input order.
 template <class T, class Pred>
 void partition_if(const T* d_in, T* d_out, unsigned* d_num_selected, std::size_t n, Pred pred, CompactionWorkspace& ws,
-                  cudaStream_t s = 0) {
+                  cudaStream_t s = 0, scanlab::TraceLog log = {}) {
   SCANLAB_NVTX_RANGE("ch08::partition_if (three phases)");
-  detail::compact_three_phase<true>(d_in, d_out, d_num_selected, n, pred, ws, s, "ch08::partition_if");
+  detail::compact_three_phase<true>(d_in, d_out, d_num_selected, n, pred, ws, s, "ch08::partition_if", log);
 }
 
 // Conveniences that allocate their own workspace (allocation is synchronous: not for timing).
@@ -220,7 +227,7 @@ void compact_scatter_from(const T* d_in, T* d_out, std::size_t n, std::size_t fi
   const std::size_t tiles = compaction_tiles(n);
   if (first_tile >= tiles) return;
   compact_scatter_kernel<kPartition, T, Pred><<<static_cast<unsigned>(tiles - first_tile), kCompactThreads, 0, s>>>(
-      d_in, d_out, n, first_tile, d_tile_offsets, pred);
+      d_in, d_out, n, first_tile, d_tile_offsets, pred, scanlab::TraceLog{});
   SCANLAB_CHECK_LAUNCH();
 }
 
