@@ -321,6 +321,39 @@ void chapter07(Options o, const std::string& out) {
   report(scanlab::viz::draw_lookback(trace_path, o.at, out));
 }
 
+// Chapter 08: the three-phase compaction's tiles from the traced solution, for the step-through
+// player (lab viz 08 --html): each tile's count, its offset (the exclusive prefix of the counts)
+// and what its scatter wrote. The player draws them (no Graphviz picture); this prints them.
+// Six tiles of 4096, the last one short.
+constexpr int kCompactionN = 5 * 4096 + 1500;
+
+void chapter08(const Options& o, const std::string& out) {
+  if (o.n_given) throw std::invalid_argument("chapter 08 records six tiles of 4096 (" + std::to_string(kCompactionN) +
+                                             " elements); it takes no --n");
+  std::string trace_path = o.trace;
+  if (trace_path.empty()) {
+    trace_path = out + "/trace.jsonl";
+    fs::remove(trace_path);
+    run_program(program_of(o, "08_stream_compaction", true),
+                {"-n", std::to_string(kCompactionN), "--seed", std::to_string(o.seed), "--no-examples", "--trace",
+                 trace_path, "-q"},
+                o);
+  }
+  const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
+  if (trace.meta.value("chapter", "") != "08_stream_compaction") {
+    throw std::runtime_error(trace_path + " is not a chapter 08 trace");
+  }
+  if (trace.events.empty()) throw std::runtime_error(trace_path + " holds no tile: the traced run recorded nothing");
+  std::cout << "chapter 08: trace " << trace_path << " (n = " << trace.meta.value("n", 0) << ", tiles of "
+            << trace.meta.value("tile", 0) << ")\n";
+  for (const nlohmann::json& e : trace.events) {
+    std::cout << "  tile " << e.value("step", 0) << ": count " << e.value("count", 0LL) << ", offset "
+              << e.value("offset", 0LL) << ", wrote " << e.value("kept", 0LL) << "\n";
+  }
+  const auto counts = trace.lines_of("tile_counts");
+  if (!counts.empty()) std::cout << "  the input's counts: " << counts[0].value("counts", nlohmann::json::array()).dump() << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -328,7 +361,7 @@ int main(int argc, char** argv) {
   Options o;
   app.add_option("chapter", o.chapter,
                  "chapter number: 01 (Hillis-Steele), 02 (Blelloch), 03 (bank conflicts), 05 (multi-block), "
-                 "07 (look-back)")
+                 "07 (look-back), 08 (compaction: the trace only, for lab viz 08 --html)")
       ->required();
   app.add_option("--input", o.input, "values to scan, comma-separated (chapters 01 and 02)");
   app.add_option("--n", o.n,
@@ -383,8 +416,12 @@ int main(int argc, char** argv) {
       case 3: chapter03(o, out); break;
       case 5: chapter05(o, out); break;
       case 7: chapter07(o, out); break;
+      case 8:
+        chapter08(o, out);
+        std::cout << "the trace is in " << out << " (lab viz 08 --html plays it)\n";
+        return 0;
       default:
-        std::cerr << "scanlab-viz: no diagrams for chapter '" << o.chapter << "' (there are: 01, 02, 03, 05, 07)\n";
+        std::cerr << "scanlab-viz: no diagrams for chapter '" << o.chapter << "' (there are: 01, 02, 03, 05, 07, 08)\n";
         return 2;
     }
     std::cout << "rendered with " << scanlab::viz::renderer_name() << " into " << out << "\n";
