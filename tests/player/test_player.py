@@ -46,6 +46,7 @@ PAGES = {  # the book's pages that embed a player, and the trace each plays
 FIG6_TEXT = "P A A P A P X A | 2 4 - 8 - 12 - -"
 SKIP = 77
 ARGS = None
+DRIVER = None  # the run's one headless Chromium: main() starts it (a start is two seconds), every class shares it
 
 try:
     from selenium import webdriver
@@ -75,20 +76,18 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 class PlayerCase(unittest.TestCase):
-    """One headless Chromium for a class's tests, and what they share."""
+    """The run's headless Chromium, and what the tests share."""
     driver = None
 
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="scanlab-player-"))
-        cls.driver = chrome()
+        cls.driver = DRIVER
         cls.shots = Path(ARGS.screenshots) if ARGS.screenshots else cls.tmp / "screenshots"
         cls.shots.mkdir(parents=True, exist_ok=True)
 
     @classmethod
     def tearDownClass(cls):
-        if cls.driver:
-            cls.driver.quit()
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     # ---- helpers --------------------------------------------------------------------------
@@ -420,13 +419,17 @@ def main():
     if webdriver is None:
         print("test_player: SKIPPED: Selenium is not installed (Debian: python3-selenium)")
         return SKIP
+    global DRIVER
     try:
-        chrome().quit()
+        DRIVER = chrome()
     except WebDriverException as e:
         print(f"test_player: SKIPPED: no headless Chromium to drive (Debian: chromium, chromium-driver): "
               f"{str(e).splitlines()[0]}")
         return SKIP
-    result = unittest.main(argv=[sys.argv[0], "-v"] + rest, exit=False).result
+    try:
+        result = unittest.main(argv=[sys.argv[0], "-v"] + rest, exit=False).result
+    finally:
+        DRIVER.quit()
     if ARGS.screenshots:
         print(f"test_player: screenshots in {ARGS.screenshots}")
     return 0 if result.wasSuccessful() else 1
