@@ -398,6 +398,7 @@ TRACES = [
     ("03 --solution", "banks.jsonl", "ch03_banks"),
     ("05 --solution", "trace.jsonl", "ch05_scan_then_propagate"),
     ("07 --solution", "trace.jsonl", "ch07_fig6"),
+    ("08 --solution", "trace.jsonl", "ch08_compaction"),  # no figure: the player draws its tiles
 ]
 
 

@@ -41,6 +41,7 @@ PAGES = {  # the book's pages that embed a player, and the trace each plays
     "chapters/03-bank-conflicts/index.html": "ch03_banks",
     "chapters/05-multi-block/index.html": "ch05_scan_then_propagate",
     "chapters/07-decoupled-lookback/index.html": "ch07_fig6",
+    "chapters/08-stream-compaction/index.html": "ch08_compaction",
 }
 # What chapter 07's page says of the paper's Fig. 6 run (flags, then inclusive prefixes).
 FIG6_TEXT = "P A A P A P X A | 2 4 - 8 - 12 - -"
@@ -195,6 +196,48 @@ class PlayerTest(PlayerCase):
         self.shot("ch07_fig6_step34")
         self.quiet("ch07 fig6")
 
+    def test_ch08_counts_at_tile_3(self):
+        """Chapter 08's counts: after the fourth tile's scatter, the tiles 0 to 3 show their counts,
+        their offsets (the exclusive prefix of the counts) and the positions they wrote, as the
+        replay says; the event is told in words, beside the line that recorded it. A count too
+        large in phase 1 is marked, and so is every offset after it."""
+        text = self.trace("ch08_compaction")
+        k = 3
+        self.load(self.page("ch08_compaction", text, make_player.source_index(
+            ["solutions/08_stream_compaction", "chapters/08_stream_compaction"])))
+        self.go(k)
+        self.assert_replayed(text, k, "ch08 counts")
+        values, marks = self.drawn()
+        offsets = [int(values[f"offset/{t}"]) for t in range(4)]
+        counts = [int(values[f"count/{t}"]) for t in range(4)]
+        self.assertEqual(offsets, [sum(counts[:t]) for t in range(4)])
+        self.assertEqual(values["offset/4"], "-")
+        self.assertEqual({key for key, m in marks.items() if m == "current"}, {"count/3", "offset/3", "kept/3", "out/3"})
+        words = self.driver.find_element(By.CSS_SELECTOR, ".sp-text").text
+        self.assertIn(f"Tile 3 scatters: phase 1 counted {counts[3]} kept elements", words)
+        self.assertIn(f"position {offsets[3]} (the counts of tiles 0 to 2 added up)", words)
+        source = self.driver.find_element(By.CSS_SELECTOR, ".sp-source").text
+        self.assertIn("stream_compaction_dispatch.cuh", source)
+        self.assertIn('SCANLAB_TRACE_EVENT(log, "scatter"', source)
+        self.shot("ch08_counts_tile3")
+        self.quiet("ch08 counts")
+        out = []
+        for line in text.splitlines():
+            e = json.loads(line)
+            if e.get("label") == "scatter" and e["step"] >= 1:  # phase 1 counted one too many in tile 1
+                e["fields"][0 if e["step"] > 1 else 1] += 1
+            out.append(json.dumps(e))
+        wrong = "\n".join(out) + "\n"
+        self.load(self.page("ch08_wrong", wrong))
+        self.go(k)
+        self.assert_replayed(wrong, k, "ch08 a count too large")
+        _, marks = self.drawn()
+        self.assertEqual({key for key, m in marks.items() if m == "wrong"},
+                         {"count/1", "offset/2", "out/2", "offset/3", "out/3"})
+        self.assertIn("but the tiles before it keep", self.driver.find_element(By.CSS_SELECTOR, ".sp-text").text)
+        self.shot("ch08_wrong_count")
+        self.quiet("ch08 a count too large")
+
     def test_controls(self):
         text = self.trace("ch07_fig6")
         events = replay.steps(text)
@@ -315,7 +358,7 @@ class PlayerTest(PlayerCase):
         self.shot("broken_trace_cut_short")
 
     def test_book_pages(self):
-        """The five chapter pages, from a server on this machine as a reader's browser gets them
+        """The chapter pages that embed a player (PAGES), from a server on this machine as a reader's browser gets them
         (from file://, the theme's search cannot load its index, which is not the player's doing)."""
         if not ARGS.site:
             self.skipTest("no --site (the built student edition of the book)")

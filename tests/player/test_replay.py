@@ -89,6 +89,34 @@ class ReplayTest(unittest.TestCase):
         _, marks = replay.expected(text, len(replay.steps(text)) - 1)
         self.assertEqual(marks, {"flag/2": "stuck"})
 
+    def test_ch08_offsets_are_the_exclusive_prefix_of_the_counts(self):
+        text = trace("ch08_compaction")
+        meta, _, other = replay.parse(text)
+        counts = next(o for o in other if o["type"] == "tile_counts")["counts"]
+        tiles = meta["tiles"]
+        self.assertEqual(len(replay.steps(text)), tiles)  # one scatter event a tile
+        values, marks = replay.expected(text, tiles - 1)
+        self.assertEqual([int(values[f"count/{t}"]) for t in range(tiles)], counts)
+        offsets = [0] + inclusive(counts)[:-1]
+        self.assertEqual([int(values[f"offset/{t}"]) for t in range(tiles)], offsets)
+        self.assertEqual(values[f"out/{tiles - 1}"], f"{offsets[-1]}-{sum(counts)}")
+        self.assertEqual(set(marks.values()), {"current"})  # the last tile's cells; nothing wrong
+        values, _ = replay.expected(text, 0)
+        self.assertEqual(values[f"offset/{tiles - 1}"], "-")  # not scattered yet
+
+    def test_ch08_a_count_too_large_shifts_every_later_tile(self):
+        out = []
+        for line in trace("ch08_compaction").splitlines():
+            e = json.loads(line)
+            if e.get("label") == "scatter" and e["step"] >= 2:  # phase 1 counted one too many in tile 2
+                e["fields"][0 if e["step"] > 2 else 1] += 1
+            out.append(json.dumps(e))
+        text = "\n".join(out) + "\n"
+        tiles = len(replay.steps(text))
+        _, marks = replay.expected(text, tiles - 1)
+        wrong = {k for k, m in marks.items() if m == "wrong"}
+        self.assertEqual(wrong, {"count/2"} | {f"{row}/{t}" for t in range(3, tiles) for row in ("offset", "out")})
+
 
 class MakePlayerTest(unittest.TestCase):
     def test_source_lines(self):

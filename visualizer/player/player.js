@@ -513,6 +513,112 @@
     };
   }
 
+  // ---- chapter 08: the tiles' counts and their exclusive prefix (where each tile writes) --------
+
+  // One "scatter" event a tile (stream_compaction_dispatch.cuh): fields offset (phase 2's exclusive
+  // prefix of the counts: the tile's first output position), count (phase 1's count, the difference
+  // of two neighbouring offsets) and kept (what the tile's rounds wrote). The driver's tile_counts
+  // line holds what each tile should keep, counted sequentially: the oracle.
+  function compactionModel(trace) {
+    const steps = trace.records.filter((r) => r.type === "event" && r.label === "scatter");
+    let tiles = trace.meta.tiles || 0;
+    for (const e of steps) tiles = Math.max(tiles, e.step + 1);
+    const line = trace.other.find((o) => o.type === "tile_counts");
+    const oracle = line && Array.isArray(line.counts) ? line.counts : null;
+    const oracleOffsets = oracle ? scanOf(oracle, true) : null;
+    const oracleTotal = oracle ? oracle.reduce((a, b) => a + b, 0) : null;
+    function state(k) {
+      const s = [];
+      for (let t = 0; t < tiles; ++t) s.push(null);
+      for (let i = 0; i <= k && i < steps.length; ++i) {
+        const e = steps[i];
+        s[e.step] = { offset: e.fields[0], count: e.fields[1], kept: e.fields[2] };
+      }
+      return s;
+    }
+    // What differs from the oracle: {count, offset, kept} -> true.
+    function wrong(t, d) {
+      if (!oracle || !d || t >= oracle.length) return {};
+      return { count: d.count !== oracle[t], offset: d.offset !== oracleOffsets[t], kept: d.kept !== oracle[t] };
+    }
+    return {
+      steps: steps,
+      describe(k) {
+        const e = steps[k];
+        const t = e.step;
+        const d = { offset: e.fields[0], count: e.fields[1], kept: e.fields[2] };
+        const bad = wrong(t, d);
+        let s = "Tile " + t + " scatters: phase 1 counted " + d.count + " kept element" + (d.count === 1 ? "" : "s") +
+          (bad.count ? " (the input has " + oracle[t] + ")" : "") + "; the exclusive scan of the counts puts its first at " +
+          "position " + d.offset + (t === 0 ? "" : " (the counts of tiles 0 to " + (t - 1) + " added up)") +
+          (bad.offset ? ", but the tiles before it keep " + oracleOffsets[t] : "") + ". Its rounds wrote " + d.kept;
+        s += d.kept > 0 ? ", at positions " + d.offset + " to " + (d.offset + d.kept - 1) + "." : ": nothing.";
+        if (bad.kept && !bad.count) s += " The input has " + oracle[t] + " to keep here.";
+        return s;
+      },
+      render(svg, k) {
+        const s = state(k);
+        const e = steps[k];
+        const w = 74, cw = 52, h = 26, left = 160, top = 24;  // the gaps between tiles hold the scan's arrows
+        const rows = [["count", "Count (phase 1)"], ["offset", "Offset = exclusive prefix"], ["kept", "Written (phase 3)"]];
+        label(svg, 4, top - 8, "Tile");
+        for (let t = 0; t < tiles; ++t) label(svg, left + t * w + cw / 2, top - 8, String(t), "middle");
+        el("rect", { x: left + e.step * w - 5, y: top - 22, width: cw + 10, height: rows.length * (h + 10) + 20,
+          class: "sp-focus" }, svg);
+        rows.forEach(([row, title], r) => {
+          const y = top + r * (h + 10);
+          label(svg, 4, y + h / 2 + 4, title);
+          for (let t = 0; t < tiles; ++t) {
+            const d = s[t];
+            const bad = wrong(t, d)[row];
+            const mark = bad ? "wrong" : (d && t === e.step ? "current" : null);
+            const c = cell(svg, left + t * w, y, cw, h, row + "/" + t, d ? d[row] : null,
+              d ? "sp-num" : "sp-past", mark);
+            if (bad) {
+              el("title", {}, c).textContent = row === "offset" ? "the tiles before it keep " + oracleOffsets[t]
+                : "the input has " + oracle[t] + " to keep in this tile";
+            }
+          }
+        });
+        // The exclusive scan: each offset is the offset before it plus the count before it (two arrows).
+        const yCount = top, yOffset = top + (h + 10), yKept = top + 2 * (h + 10);
+        for (let t = 1; t < tiles; ++t) {
+          if (!s[t]) continue;
+          const cls = "sp-scan" + (t === e.step ? " sp-latest" : " sp-other");
+          const x0 = left + (t - 1) * w + cw + 2, x1 = left + t * w - 2;
+          arrow(svg, x0, yCount + h - 4, x1, yOffset + 6, cls, 0);
+          arrow(svg, x0, yOffset + h / 2, x1, yOffset + h / 2, cls, 0);
+        }
+        // The output: the positions each tile wrote, on one line from 0 to the total.
+        const yOut = top + rows.length * (h + 10) + 34;
+        const ends = s.filter((d) => d).map((d) => d.offset + d.kept);
+        const total = Math.max(1, oracleTotal || 0, ...ends);
+        const width = (tiles - 1) * w + cw;
+        label(svg, 4, yOut + h / 2 + 4, "Output positions");
+        el("rect", { x: left, y: yOut, width: width, height: h, class: "sp-outline" }, svg);
+        label(svg, left, yOut + h + 13, "0", "start", "sp-small");
+        label(svg, left + width, yOut + h + 13, String(total), "end", "sp-small");
+        for (let t = 0; t < tiles; ++t) {
+          const d = s[t];
+          if (!d) continue;
+          const bad = wrong(t, d);
+          const x = left + width * Math.min(d.offset, total) / total;
+          const end = left + width * Math.min(d.offset + d.kept, total) / total;
+          const g = el("g", { class: "sp-range sp-range-" + (t % 2), "data-key": "out/" + t,
+            "data-value": d.offset + "-" + (d.offset + d.kept) }, svg);
+          const mark = bad.offset || bad.kept ? "wrong" : (t === e.step ? "current" : null);
+          if (mark) g.setAttribute("data-mark", mark);
+          el("rect", { x: x, y: yOut, width: Math.max(1, end - x), height: h }, g);
+          const tx = el("text", { x: (x + end) / 2, y: yOut + h / 2 + 4, "text-anchor": "middle", class: "sp-small" }, g);
+          tx.textContent = String(t);
+          el("title", {}, g).textContent = "tile " + t + " wrote positions " + d.offset + " to " + (d.offset + d.kept - 1);
+          if (t === e.step) arrow(svg, left + t * w + cw / 2, yKept + h, x, yOut - 1, "sp-pair", 0);
+        }
+        svg.setAttribute("viewBox", "0 0 " + (left + tiles * w + 10) + " " + (yOut + h + 22));
+      },
+    };
+  }
+
   // ---- the player ---------------------------------------------------------------------------
 
   const MODELS = {
@@ -521,6 +627,7 @@
     "03_bank_conflicts": bankModel,
     "05_multi_block": multiBlockModel,
     "07_decoupled_lookback": lookbackModel,
+    "08_stream_compaction": compactionModel,
   };
 
   // The source line(s) that recorded an event: sources[label] is a list of {file, line, text,
@@ -572,7 +679,7 @@
     const makeModel = MODELS[trace.meta.chapter];
     if (!makeModel) {
       showError(root, "This player has no view for chapter " + JSON.stringify(trace.meta.chapter) +
-        " (it draws chapters 01, 02, 03, 05 and 07).");
+        " (it draws chapters 01, 02, 03, 05, 07 and 08).");
       return;
     }
     const model = makeModel(trace);
@@ -648,7 +755,7 @@
     const startAt = parseInt(root.getAttribute("data-start") || "0", 10);
 
     function tileOf(step) {
-      if (trace.meta.chapter === "07_decoupled_lookback") return step.step;
+      if (trace.meta.chapter === "07_decoupled_lookback" || trace.meta.chapter === "08_stream_compaction") return step.step;
       if (step.label === "range_scan") return step.step;
       return step.block;
     }

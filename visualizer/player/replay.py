@@ -53,6 +53,8 @@ def steps(trace_text):
         return [r for r in records if r["type"] == "array"] + result
     if chapter == "07_decoupled_lookback":
         return [r for r in records if r["type"] == "event"]
+    if chapter == "08_stream_compaction":
+        return [r for r in records if r["type"] == "event" and r["label"] == "scatter"]
     raise ValueError(f"no replay for chapter {chapter!r}")
 
 
@@ -194,9 +196,42 @@ def _lookback(meta, events, k):
     return values, marks
 
 
+def _compaction(meta, other, events, k):
+    """Chapter 08: per tile, after events[0..k], its count, its offset and how many it wrote (an
+    event's fields), checked against the sequential count of each tile (the tile_counts line):
+    the counts themselves, their exclusive prefix, and the positions the tile wrote."""
+    values, marks = {}, {}
+    line = next((o for o in other if o.get("type") == "tile_counts"), None)
+    want = line["counts"] if line else None
+    want_offsets = _scan(want, True) if want else None
+    tiles = max([meta.get("tiles", 0)] + [e["step"] + 1 for e in events])
+    seen = {}
+    for e in events[: k + 1]:
+        seen[e["step"]] = dict(zip(("offset", "count", "kept"), e["fields"]))
+    current = events[k]["step"]
+    for t in range(tiles):
+        d = seen.get(t)
+        right = {"count": want[t], "offset": want_offsets[t], "kept": want[t]} if want and t < len(want) else None
+        for row in ("count", "offset", "kept"):
+            key = f"{row}/{t}"
+            values[key] = _text(d[row] if d else None)
+            if d and right and d[row] != right[row]:
+                marks[key] = "wrong"
+            elif d and t == current:
+                marks[key] = "current"
+        if d:
+            key = f"out/{t}"
+            values[key] = f"{d['offset']}-{d['offset'] + d['kept']}"
+            if right and (d["offset"] != right["offset"] or d["kept"] != right["kept"]):
+                marks[key] = "wrong"
+            elif t == current:
+                marks[key] = "current"
+    return values, marks
+
+
 def expected(trace_text, k):
     """({data-key: data-value}, {data-key: data-mark}) of the player after event k."""
-    meta, _, _ = parse(trace_text)
+    meta, _, other = parse(trace_text)
     events = steps(trace_text)
     chapter = meta["chapter"]
     if chapter in ("01_hillis_steele", "02_blelloch"):
@@ -205,6 +240,8 @@ def expected(trace_text, k):
         return _banks(events, k)
     if chapter == "05_multi_block":
         return _multi_block(meta, events, k)
+    if chapter == "08_stream_compaction":
+        return _compaction(meta, other, events, k)
     return _lookback(meta, events, k)
 
 
