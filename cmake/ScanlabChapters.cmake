@@ -45,6 +45,7 @@ function(_scanlab_add_grading_checker id grade_src)
   file(CONFIGURE OUTPUT ${wrapper} CONTENT "// Generated: the checker is host C++.\n#include \"${grade_src}\"\n")
   add_executable(grade_${id}_checker ${wrapper})
   target_link_libraries(grade_${id}_checker PRIVATE scanlab_grading_checker)
+  target_compile_options(grade_${id}_checker PRIVATE "${SCANLAB_QUICK_CXX_OPTIONS}")
   set_target_properties(grade_${id}_checker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
 endfunction()
 
