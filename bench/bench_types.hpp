@@ -51,18 +51,24 @@ struct Measurement {
   size_t n = 0;
   size_t elem_bytes = 0;
   size_t written = 0;  // elements the row writes: n, or fewer (a select-if writes the kept ones)
+  size_t arrays = 1;   // arrays read and written side by side (2: a key-value sort's keys and values)
   Status status = Status::skipped;
   bool shown = true;  // false for a baseline measured only to give the ratios
   std::string note;   // why skipped/failed, or the row's limit note
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int reps = 0;
-  size_t slots = 0;          // buffer pairs rotated over
-  bool l2_resident = false;  // consecutive repetitions may find their input in L2
-  double ratio_copy = -1;    // copy time / row time at the same (type, n); -1: not available
-  double ratio_cub = -1;     // cub time / row time
+  size_t slots = 0;             // buffer pairs rotated over
+  bool l2_resident = false;     // consecutive repetitions may find their input in L2
+  double ratio_copy = -1;       // copy time / row time at the same (type, n); -1: not available
+  double ratio_cub = -1;        // cub time / row time
+  std::string cub_row;          // the row ratio_cub is taken against ("cub", or the row's counterpart)
+  bool cub_row_picked = false;  // cub_row is the faster of several counterparts (a sort's item-count types)
 
-  // n elements read, `written` written: the least traffic the operation needs.
-  double bytes_moved() const { return static_cast<double>(n + written) * static_cast<double>(elem_bytes); }
+  // n elements read, `written` written, of each array: the least traffic the operation needs (a
+  // sort's passes move the keys several times over; this counts one read and one write).
+  double bytes_moved() const {
+    return static_cast<double>(n + written) * static_cast<double>(elem_bytes) * static_cast<double>(arrays);
+  }
   double elements_per_s() const { return median_ms > 0 ? static_cast<double>(n) / (median_ms * 1e-3) : 0.0; }
   double gbps() const { return median_ms > 0 ? bytes_moved() / (median_ms * 1e-3) / 1e9 : 0.0; }
 };

@@ -1,7 +1,8 @@
-// scanlab_bench: the harness. For every (type, n) it prepares one random input, then for every
-// row: allocates what the row needs (untimed), poisons the outputs, warms up, times each
-// repetition with a CUDA event pair around the whole operation, and finally verifies the output
-// of the last timed repetition against the sequential oracle from scanlab/common.
+// scanlab_bench: the harness. For every (type, n) it prepares the random input of each kind its
+// rows take (Row::input: the narrow one, the sorts' all-bits keys), then for every row: allocates
+// what the row needs (untimed), poisons the outputs, warms up, times each repetition with a CUDA
+// event pair around the whole operation, and finally verifies the output of the last timed
+// repetition against the sequential oracle from scanlab/common.
 //
 // Methodology after design.md §7 (and the usual practice of CUB's and nvbench's benchmarks); the
 // timed loop itself is scanlab/timed_reps.cuh, which the grader's speed runner shares:
@@ -26,6 +27,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -37,6 +40,8 @@
 #include <scanlab/random.hpp>
 #include <scanlab/timed_reps.cuh>
 #include <scanlab/verify.hpp>
+
+#include "baseline.hpp"
 
 #define SCANLAB_BENCH_STR2(x) #x
 #define SCANLAB_BENCH_STR(x) SCANLAB_BENCH_STR2(x)
@@ -78,6 +83,18 @@ T random_hi() {
   else return T(1);
 }
 
+// The input of a row (Row::input). The narrow one keeps the seed it always had, so that runs of
+// the scans stay comparable; the sorts' keys come from a seed derived from it.
+template <class T>
+std::vector<T> draw_input(Input kind, size_t n, uint64_t seed) {
+  if (kind == Input::narrow) return random_vector<T>(n, seed, random_lo<T>(), random_hi<T>());
+  if constexpr (std::is_integral_v<T>) {
+    return random_vector<T>(n, derive_seed(seed, 1), std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+  } else {
+    throw std::logic_error("the all-bits input is for int32 rows only");
+  }
+}
+
 class Stream {
  public:
   Stream() { SCANLAB_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
@@ -111,6 +128,15 @@ class Expected {
     }
     return inclusive_;
   }
+  const std::vector<T>& sorted() {  // as uint32 bit patterns
+    if (sorted_.empty()) {
+      sorted_ = in_;
+      std::sort(sorted_.begin(), sorted_.end(), [](T a, T b) {
+        return static_cast<uint32_t>(a) < static_cast<uint32_t>(b);
+      });
+    }
+    return sorted_;
+  }
   const std::vector<T>& inclusive_tiles(size_t tile) {
     if (tiles_.empty() || tiles_len_ != tile) {
       tiles_.resize(in_.size());
@@ -125,7 +151,7 @@ class Expected {
 
  private:
   std::vector<T> in_;
-  std::vector<T> exclusive_, inclusive_, tiles_;
+  std::vector<T> exclusive_, inclusive_, tiles_, sorted_;
   size_t tiles_len_ = 0;
 };
 
@@ -148,12 +174,14 @@ std::string verify_row(const Row& row, Expected<T>& exp, const std::vector<T>& g
       case Check::exclusive: want = &exp.exclusive(); break;
       case Check::inclusive: want = &exp.inclusive(); break;
       case Check::inclusive_tiles: want = &exp.inclusive_tiles(row.tile); break;
+      case Check::sorted: want = &exp.sorted(); break;
       case Check::copy: break;
       case Check::custom: break;
     }
     const VerifyResult r = verify_exact(want->data(), got.data(), n);
     return r.ok ? std::string() : r.message();
   } else {
+    if (row.check == Check::sorted) return "the sort check is for int32 rows only";
     if (row.check == Check::inclusive_tiles) {
       // Each tile is its own scan, so each gets the tolerance of its own length.
       size_t bad_tiles = 0;
@@ -185,15 +213,18 @@ struct Context {
   long long spin_cycles;
 };
 
+// load_input(kind) puts that input into in_pool (drawing it on first use) and returns it.
 template <class T>
 Measurement measure_row(const Context& ctx, const Row& row, size_t n, size_t slots, DeviceBuffer<T>& in_pool,
-                        DeviceBuffer<T>& out_pool, Expected<T>& exp, std::string& device_lost) {
+                        DeviceBuffer<T>& out_pool, const std::function<Expected<T>&(Input)>& load_input,
+                        std::string& device_lost) {
   Measurement m;
   m.algorithm = row.name;
   m.type = type_name<T>();
   m.n = n;
   m.elem_bytes = sizeof(T);
-  m.written = row.template written<T>() ? row.template written<T>()(exp.input()) : n;
+  m.written = n;
+  m.arrays = row.arrays;
   m.slots = slots;
   m.l2_resident = static_cast<double>(slots) * 2.0 * static_cast<double>(n) * sizeof(T) <
                   ctx.cfg.l2_rotate_factor * static_cast<double>(ctx.meta.l2_bytes);
@@ -209,6 +240,8 @@ Measurement measure_row(const Context& ctx, const Row& row, size_t n, size_t slo
     return m;
   }
   try {
+    Expected<T>& exp = load_input(row.input);
+    if (row.template written<T>()) m.written = row.template written<T>()(exp.input());
     const Runner<T> run = factory(n);  // the row's allocations: untimed
     fill_device(out_pool.data(), out_pool.size(), poison<T>(), ctx.stream);
     SCANLAB_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
@@ -266,6 +299,7 @@ std::vector<Measurement> run_size(const Context& ctx, const std::vector<const Ro
     m.n = n;
     m.elem_bytes = sizeof(T);
     m.written = n;
+    m.arrays = row->arrays;
     m.status = Status::skipped;
     m.note = why;
     return m;
@@ -283,41 +317,46 @@ std::vector<Measurement> run_size(const Context& ctx, const std::vector<const Ro
 
   const uint64_t seed = ctx.cfg.seed ^ (0x9E3779B97F4A7C15ull * (static_cast<uint64_t>(n) + 1)) ^
                         (std::is_integral_v<T> ? 0u : 0x5bd1e995u);
-  Expected<T> exp(random_vector<T>(n, seed, random_lo<T>(), random_hi<T>()));
   DeviceBuffer<T> in_pool(pool_elems);
   DeviceBuffer<T> out_pool(pool_elems);
-  SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data(), exp.input().data(), n * sizeof(T), cudaMemcpyHostToDevice));
-  for (size_t s = 1; s < slots; ++s) {  // same data in every pair: L2 is keyed by address, not value
-    SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data() + s * n, in_pool.data(), n * sizeof(T), cudaMemcpyDeviceToDevice));
-  }
-  SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  // The inputs of this (type, n), each drawn on first use; in_pool holds the one last loaded.
+  std::optional<Expected<T>> inputs[2];
+  std::optional<Input> loaded;
+  const std::function<Expected<T>&(Input)> load_input = [&](Input kind) -> Expected<T>& {
+    std::optional<Expected<T>>& exp = inputs[kind == Input::narrow ? 0 : 1];
+    if (!exp) exp.emplace(draw_input<T>(kind, n, seed));
+    if (loaded != kind) {
+      SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data(), exp->input().data(), n * sizeof(T), cudaMemcpyHostToDevice));
+      for (size_t s = 1; s < slots; ++s) {  // same data in every pair: L2 is keyed by address, not value
+        SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data() + s * n, in_pool.data(), n * sizeof(T), cudaMemcpyDeviceToDevice));
+      }
+      SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
+      loaded = kind;
+    }
+    return *exp;
+  };
 
   for (const Row* row : rows) {
     if (!device_lost.empty()) {
       out.push_back(skipped(row, "not run: the device failed in an earlier row"));
     } else {
-      out.push_back(measure_row<T>(ctx, *row, n, slots, in_pool, out_pool, exp, device_lost));
+      out.push_back(measure_row<T>(ctx, *row, n, slots, in_pool, out_pool, load_input, device_lost));
     }
   }
 
-  double copy_ms = -1, cub_ms = -1;
-  for (const Measurement& m : out) {
-    if (m.status != Status::ok) continue;
-    if (m.algorithm == kCopyRow) copy_ms = m.median_ms;
-    if (m.algorithm == kCubRow) cub_ms = m.median_ms;
-  }
+  const Anchor copy = fastest_anchor(out, {kCopyRow});
   for (size_t i = 0; i < out.size(); ++i) {
     Measurement& m = out[i];
     if (m.status != Status::ok || m.median_ms <= 0) continue;
-    if (copy_ms > 0) m.ratio_copy = copy_ms / m.median_ms;
-    double base_ms = cub_ms;
-    if (!rows[i]->baseline.empty()) {  // an application row: its own CUB counterpart
-      base_ms = -1;
-      for (const Measurement& b : out) {
-        if (b.algorithm == rows[i]->baseline && b.status == Status::ok) base_ms = b.median_ms;
-      }
+    if (copy.ms > 0) m.ratio_copy = copy.ms / m.median_ms;
+    // An application row: its own CUB counterpart, the faster of several where it has more.
+    const std::vector<std::string>& names = rows[i]->baselines;
+    const Anchor cub = names.empty() ? fastest_anchor(out, {kCubRow}) : fastest_anchor(out, names);
+    if (cub.ms > 0) {
+      m.ratio_cub = cub.ms / m.median_ms;
+      m.cub_row = cub.name;
+      m.cub_row_picked = names.size() > 1;
     }
-    if (base_ms > 0) m.ratio_cub = base_ms / m.median_ms;
   }
   return out;
 }
@@ -396,8 +435,14 @@ std::vector<std::string> method_lines(const Config& cfg, const DeviceMeta& meta)
     lines.emplace_back(buf);
   }
   lines.emplace_back("GB/s counts (n + written)*sizeof(T): each element read once, each output written once "
-                     "(2n for scans, copies and sorts; n + k for a select-if that keeps k); x copy = copy time / row "
-                     "time and x CUB = CUB time / row time, same run, same type and n (above 1: faster)");
+                     "(2n for scans, copies and sorts; n + k for a select-if that keeps k), times 2 for key-value "
+                     "sorts (keys and values); a sort's passes move the keys several times, which is not counted; "
+                     "x copy = copy time / row time and x CUB = CUB time / row time, same run, same type and n "
+                     "(above 1: faster)");
+  lines.emplace_back("sorts: uint32 keys uniform over all 32 bits (rows ending _narrow: int32 in [-100, 100] as "
+                     "uint32, the top three bytes all equal); their CUB counterpart runs with an int and a size_t "
+                     "item count (CUB takes another path for each) and x CUB is against the faster, named with the "
+                     "row");
   lines.emplace_back("copy = cudaMemcpyAsync device-to-device of n elements; cub = cub::DeviceScan::ExclusiveSum "
                      "(temp storage allocated once outside timing, its init kernel timed; 32-bit num_items "
                      "below 2^32)");
@@ -426,9 +471,9 @@ BenchResult run_benchmark(const Config& cfg, const Registry& reg, const DeviceMe
       shown[static_cast<size_t>(std::find(rows.begin(), rows.end(), r) - rows.begin())] = true;
       continue;
     }
-    if (!r->baseline.empty()) {  // its CUB counterpart first, measured for the ratio
-      const Row* b = reg.find(r->baseline);
-      if (b == nullptr) throw std::invalid_argument("row '" + name + "': unknown baseline '" + r->baseline + "'");
+    for (const std::string& base : r->baselines) {  // its CUB counterparts first, measured for the ratio
+      const Row* b = reg.find(base);
+      if (b == nullptr) throw std::invalid_argument("row '" + name + "': unknown baseline '" + base + "'");
       if (std::find(rows.begin(), rows.end(), b) == rows.end()) {
         rows.push_back(b);
         shown.push_back(std::find(cfg.algorithms.begin(), cfg.algorithms.end(), b->name) != cfg.algorithms.end());

@@ -149,8 +149,11 @@ int main(int argc, char** argv) {
   }
   if (list_rows) {
     for (const Row* r : reg.all()) {
-      std::printf("%-26s %s%s%s\n", r->name.c_str(), r->what.c_str(), r->limit_note.empty() ? "" : "; ",
-                  r->limit_note.c_str());
+      std::string against;  // the rows x CUB is taken against, where not cub
+      for (const std::string& b : r->baselines) against += (against.empty() ? "" : ", ") + b;
+      if (r->baselines.size() > 1) against = "the faster of " + against;
+      std::printf("%-26s %s%s%s%s%s\n", r->name.c_str(), r->what.c_str(), r->limit_note.empty() ? "" : "; ",
+                  r->limit_note.c_str(), against.empty() ? "" : "; x CUB against ", against.c_str());
     }
     return 0;
   }

@@ -43,7 +43,8 @@ void add_plot_baselines(const Registry& reg, std::vector<std::string>& algorithm
   for (const std::string& name : asked) {
     const Row* r = reg.find(name);
     if (r == nullptr || name == kCopyRow || name == kCubRow) continue;
-    add_once(algorithms, r->baseline.empty() ? std::string(kCubRow) : r->baseline);
+    if (r->baselines.empty()) add_once(algorithms, kCubRow);
+    for (const std::string& base : r->baselines) add_once(algorithms, base);
   }
   add_once(algorithms, kCopyRow);
 }

@@ -35,7 +35,8 @@ enum class Check {
   exclusive,        // exclusive prefix sum of the whole array
   inclusive,        // inclusive prefix sum of the whole array
   inclusive_tiles,  // independent inclusive sums of consecutive Row::tile-element tiles
-  custom,           // Row::verify_int32 / verify_float decide (applications: compaction, sort, ...)
+  sorted,           // the input sorted as uint32 bit patterns (int32 only; sorted once per input)
+  custom,           // Row::verify_int32 / verify_float decide (applications: compaction, ...)
 };
 
 // Check::custom: returns "" when `got` is the right output for `in`, else what is wrong.
@@ -56,6 +57,12 @@ using Factory = std::function<Runner<T>(size_t n)>;
 template <class T>
 using WrittenCount = std::function<size_t(const std::vector<T>& in)>;
 
+// The harness's input for a row, drawn once per (type, n, input) from the run's seed.
+enum class Input {
+  narrow,    // int32 uniform in [-100, 100], float in [-1, 1): sums stay exact, x > 0 keeps half
+  all_bits,  // int32 uniform over all 2^32 bit patterns: the sorts' keys (int32 rows only)
+};
+
 template <class T>
 struct TypeTag {
   using type = T;
@@ -69,6 +76,7 @@ struct Row {
   std::string name;  // --algorithms name and the table's first column
   std::string what;  // one-line description, printed by --list and in the JSON
   Check check = Check::exclusive;
+  Input input = Input::narrow;
   size_t tile = 0;          // tile length for Check::inclusive_tiles
   size_t min_n = 1;         // sizes outside [min_n, max_n] are reported as skipped,
   size_t max_n = SIZE_MAX;  // with limit_note saying why
@@ -79,9 +87,13 @@ struct Row {
   Verifier<float> verify_float;
   WrittenCount<int32_t> written_int32;  // empty: the row writes n elements
   WrittenCount<float> written_float;
-  // Non-empty: the "x CUB" ratio divides by this row's time instead of cub's (an application's
-  // CUB counterpart, e.g. cub_select_if); the harness measures that row too, at every size.
-  std::string baseline;
+  // Arrays the row reads and writes alongside each other: 2 for a key-value sort (the values move
+  // with the keys), so its GB/s counts both.
+  size_t arrays = 1;
+  // Non-empty: the "x CUB" ratio divides by the fastest of these rows' times instead of cub's (an
+  // application's CUB counterpart, e.g. cub_select_if, or a sort's with an int and a size_t item
+  // count, whose paths differ in speed); the harness measures them too, at every size.
+  std::vector<std::string> baselines;
 
   template <class T>
   const Verifier<T>& verifier() const {

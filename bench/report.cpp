@@ -101,9 +101,11 @@ void print_size_rows(std::FILE* f, const std::vector<Measurement>& rows) {
     }
     const std::string rc = m.ratio_copy > 0 ? fmt("%6.2f", m.ratio_copy) : std::string("     -");
     const std::string rb = m.ratio_cub > 0 ? fmt("%6.2f", m.ratio_cub) : std::string("     -");
-    std::fprintf(f, "%-26s %-5s %7s %11.4f %10.4f %10.4f %9.2f %8.1f %s %s  %s%s\n", m.algorithm.c_str(),
+    // Where x CUB is against the faster of several counterparts, which one.
+    const std::string against = m.cub_row_picked && m.ratio_cub > 0 ? "  x CUB vs " + m.cub_row : "";
+    std::fprintf(f, "%-26s %-5s %7s %11.4f %10.4f %10.4f %9.2f %8.1f %s %s  %s%s%s\n", m.algorithm.c_str(),
                  m.type.c_str(), n.c_str(), m.median_ms, m.min_ms, m.max_ms, m.elements_per_s() / 1e9, m.gbps(),
-                 rc.c_str(), rb.c_str(), status_name(m.status), m.l2_resident ? " *L2" : "");
+                 rc.c_str(), rb.c_str(), status_name(m.status), m.l2_resident ? " *L2" : "", against.c_str());
     if (m.status == Status::failed) std::fprintf(f, "    %s\n", m.note.c_str());
   }
   std::fprintf(f, "\n");
@@ -142,7 +144,7 @@ void write_csv(const std::string& path, const DeviceMeta& meta, const std::vecto
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write " + path);
   out << "algorithm,type,n,log2_n,status,median_ms,min_ms,max_ms,reps,elements_per_s,gb_per_s,"
-         "ratio_to_copy,ratio_to_cub,l2_resident,buffer_pairs,device,note\n";
+         "ratio_to_copy,ratio_to_cub,cub_row,l2_resident,buffer_pairs,device,note\n";
   for (const Measurement& m : rows) {
     if (!m.shown) continue;
     const bool timed = m.reps > 0;
@@ -155,8 +157,8 @@ void write_csv(const std::string& path, const DeviceMeta& meta, const std::vecto
       out << ",,,,,,";
     }
     out << (m.ratio_copy > 0 ? fmt("%.4f", m.ratio_copy) : "") << ','
-        << (m.ratio_cub > 0 ? fmt("%.4f", m.ratio_cub) : "") << ',' << (m.l2_resident ? 1 : 0) << ',' << m.slots << ','
-        << csv_quote(meta.name) << ',' << csv_quote(m.note) << '\n';
+        << (m.ratio_cub > 0 ? fmt("%.4f", m.ratio_cub) : "") << ',' << m.cub_row << ',' << (m.l2_resident ? 1 : 0)
+        << ',' << m.slots << ',' << csv_quote(meta.name) << ',' << csv_quote(m.note) << '\n';
   }
   if (!out) throw std::runtime_error("error writing " + path);
 }
@@ -197,7 +199,8 @@ void write_json(const std::string& path, const Config& cfg, const DeviceMeta& me
       {"spin_us", cfg.spin_us},
       {"l2_warm", cfg.l2_warm},
       {"l2_rotate_factor", cfg.l2_rotate_factor},
-      {"bytes_counted", "(n read + elements written)*sizeof(T)"},
+      {"bytes_counted",
+       "(n read + elements written)*sizeof(T)*arrays, arrays = 2 for key-value sorts (keys and values)"},
   };
   j["method"] = method;
   nlohmann::json legend_json = nlohmann::json::array();
@@ -222,6 +225,10 @@ void write_json(const std::string& path, const Config& cfg, const DeviceMeta& me
         {"gb_per_s", number_or_null(m.gbps(), timed)},
         {"ratio_to_copy", number_or_null(m.ratio_copy, m.ratio_copy > 0)},
         {"ratio_to_cub", number_or_null(m.ratio_cub, m.ratio_cub > 0)},
+        // The row ratio_to_cub is against: "cub", the row's CUB counterpart, or the faster of its two
+        // (a sort's, timed with an int and a size_t item count: cub_row_picked).
+        {"cub_row", m.ratio_cub > 0 ? nlohmann::json(m.cub_row) : nlohmann::json(nullptr)},
+        {"cub_row_picked", m.cub_row_picked},
         {"l2_resident", m.l2_resident},
         {"buffer_pairs", m.slots},
         {"note", m.note},

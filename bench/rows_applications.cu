@@ -1,17 +1,19 @@
 // scanlab_bench: rows for the applications of chapters 08-10 (compaction, radix sort, segmented
 // scan, summed-area table) and their CUB counterparts (cub::DeviceSelect::If,
 // cub::DevicePartition::If, cub::DeviceRadixSort, cub::DeviceScan::InclusiveSumByKey), measured in
-// the same run so that "x CUB" compares each row with its own counterpart (Row::baseline).
+// the same run so that "x CUB" compares each row with its own counterpart (Row::baselines).
 //
-// Their outputs are not scans, so they are checked by their own verifiers (Check::custom), with
-// the harness's random input: x > 0 keeps about half of it (the paper's "50% selection"), sort
-// keys are its int32 bit patterns as uint32, segment heads are drawn from a seed that depends only
-// on n (mean segment length 500, as in the paper's reduce-by-key), the table treats n = w * h as a
+// Their outputs are not scans, so they are checked by their own verifiers (Check::custom; the sorts
+// by Check::sorted), with the harness's random input: x > 0 keeps about half of the narrow one (the
+// paper's "50% selection"), sort keys are the int32 bit patterns of the all-bits one (Input; the
+// _narrow sort rows take the narrow one), segment heads are drawn from a seed that depends only on
+// n (mean segment length 500, as in the paper's reduce-by-key), the table treats n = w * h as a
 // square-ish image.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -107,18 +109,6 @@ void set_compaction_checks(Row& r, const Selection& sel, Rejected rejected) {
       return static_cast<size_t>(std::count_if(in.begin(), in.end(), keep));
     });
   }
-}
-
-// Sorted as uint32 bit patterns.
-Verifier<int32_t> sort_verifier() {
-  return [](const std::vector<int32_t>& in, const std::vector<int32_t>& got) {
-    std::vector<uint32_t> want(in.size());
-    for (size_t i = 0; i < in.size(); ++i) want[i] = static_cast<uint32_t>(in[i]);
-    std::sort(want.begin(), want.end());
-    std::vector<int32_t> w(in.size());
-    for (size_t i = 0; i < in.size(); ++i) w[i] = static_cast<int32_t>(want[i]);
-    return first_mismatch(w, got.data(), got.size());
-  };
 }
 
 // Head flags for n elements with the given mean segment length (each element starts a segment
@@ -250,7 +240,7 @@ void register_ch08(Registry& reg, const Selection& sel) {
   };
   for (const Ch08Row& row : rows) {
     Row& r = reg.add({row.name + sfx, std::string(row.what) + ", " + sel.what, Check::custom});
-    r.baseline = row.rejected == Rejected::none ? cub_select : cub_partition;
+    r.baselines = {row.rejected == Rejected::none ? cub_select : cub_partition};
     const Algo algo = row.algo;
     set_stateful(r, [sel, algo](auto tag, size_t n) {
       using T = typename decltype(tag)::type;
@@ -279,100 +269,128 @@ void register_ch08(Registry& reg, const Selection& sel) {
 const uint32_t* as_keys(const int32_t* p) { return reinterpret_cast<const uint32_t*>(p); }
 uint32_t* as_keys(int32_t* p) { return reinterpret_cast<uint32_t*>(p); }
 
-void register_ch09(Registry& reg) {
+// The sorts' keys: uniform over all 32 bits (rows without a suffix), and the other rows' narrow
+// input, kept as rows ending _narrow: in [-100, 100] the top three bytes of every key are all 0x00
+// or all 0xff, so most passes find every key in one of two digits, which flatters every sort.
+struct SortInput {
+  const char* suffix;
+  const char* what;
+  Input input;
+};
+constexpr SortInput kSortInputs[] = {
+    {"", "uint32 keys uniform over all 32 bits", Input::all_bits},
+    {"_narrow", "keys int32 in [-100, 100] as uint32", Input::narrow},
+};
+
+// A sort row: int32 only, the output checked against the input sorted as uint32; a key-value sort
+// counts the values' bytes too (its values are zeros, and only its keys are checked).
+Row& add_sort_row(Registry& reg, const std::string& name, const std::string& what, const SortInput& in, bool pairs) {
+  Row& r = reg.add({name + in.suffix, what + "; " + in.what, Check::sorted});
+  r.input = in.input;
+  r.arrays = pairs ? 2 : 1;
+  return r;
+}
+
+struct SortValues {
+  explicit SortValues(size_t n) : in(n), out(n) { SCANLAB_CUDA_CHECK(cudaMemset(in.data(), 0, n * sizeof(uint32_t))); }
+  DeviceBuffer<uint32_t> in, out;
+};
+
+// CUB's radix sort with the item count as Count: CUB picks its offset type, and with it another
+// path, from the count's width (on an H200 the 64-bit path is faster for keys and slower for pairs).
+template <class Count>
+void add_cub_sort(Registry& reg, const SortInput& in, const std::string& count, bool pairs) {
+  Row& r = add_sort_row(
+      reg, std::string(pairs ? "cub_radix_sort_pairs_" : "cub_radix_sort_keys_") + count,
+      std::string(pairs ? "cub::DeviceRadixSort::SortPairs (uint32 values)" : "cub::DeviceRadixSort::SortKeys") +
+          " with a " + count + " item count",
+      in, pairs);
+  r.max_n = static_cast<size_t>(std::numeric_limits<Count>::max());
+  if (r.max_n < SIZE_MAX) r.limit_note = "at most " + std::to_string(r.max_n) + " items";
+  r.make_int32 = [pairs](size_t n) {
+    uint32_t* none = nullptr;  // the temp-storage query: typed pointers, no data
+    size_t bytes = 0;
+    if (pairs) {
+      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const uint32_t*>(none), none,
+                                                         static_cast<const uint32_t*>(none), none,
+                                                         static_cast<Count>(n)));
+    } else {
+      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const uint32_t*>(none), none,
+                                                        static_cast<Count>(n)));
+    }
+    auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
+    auto values = pairs ? std::make_shared<SortValues>(n) : nullptr;
+    return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+      size_t b = bytes;
+      if (values) {
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp->data(), b, as_keys(in), as_keys(out),
+                                                           values->in.data(), values->out.data(), static_cast<Count>(m),
+                                                           0, 32, s));
+      } else {
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp->data(), b, as_keys(in), as_keys(out),
+                                                          static_cast<Count>(m), 0, 32, s));
+      }
+    });
+  };
+}
+
+void register_ch09(Registry& reg, const SortInput& in) {
+  for (const bool pairs : {false, true}) {
+    add_cub_sort<int>(reg, in, "int", pairs);
+    add_cub_sort<size_t>(reg, in, "size_t", pairs);
+  }
+  const std::string sfx = in.suffix;
+  const std::vector<std::string> cub_keys = {"cub_radix_sort_keys_int" + sfx, "cub_radix_sort_keys_size_t" + sfx};
+  const std::vector<std::string> cub_pairs = {"cub_radix_sort_pairs_int" + sfx, "cub_radix_sort_pairs_size_t" + sfx};
   {
     Row& r =
-        reg.add({"cub_radix_sort_keys", "cub::DeviceRadixSort::SortKeys, uint32 keys (all 32 bits)", Check::custom});
-    r.make_int32 = [](size_t n) {
-      size_t bytes = 0;
-      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const uint32_t*>(nullptr),
-                                                        static_cast<uint32_t*>(nullptr), n));
-      auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
-      return Runner<int32_t>([temp, bytes](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
-        size_t b = bytes;
-        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp->data(), b, as_keys(in), as_keys(out), m, 0, 32, s));
-      });
-    };
-    r.verify_int32 = sort_verifier();
-  }
-  {
-    Row& r = reg.add(
-        {"cub_radix_sort_pairs", "cub::DeviceRadixSort::SortPairs, uint32 keys and uint32 values", Check::custom});
-    r.make_int32 = [](size_t n) {
-      size_t bytes = 0;
-      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-          nullptr, bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
-          static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr), n));
-      auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
-      auto values_in = std::make_shared<DeviceBuffer<uint32_t>>(n);
-      auto values_out = std::make_shared<DeviceBuffer<uint32_t>>(n);
-      SCANLAB_CUDA_CHECK(cudaMemset(values_in->data(), 0, n * sizeof(uint32_t)));
-      return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
-        size_t b = bytes;
-        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp->data(), b, as_keys(in), as_keys(out),
-                                                           values_in->data(), values_out->data(), m, 0, 32, s));
-      });
-    };
-    r.verify_int32 = sort_verifier();
-  }
-  {
-    Row& r = reg.add(
-        {"ch09_radix_sort_keys", "chapter 09: LSD radix sort, 8 passes of 4-bit digits (uint32 keys)", Check::custom});
-    r.baseline = "cub_radix_sort_keys";
+        add_sort_row(reg, "ch09_radix_sort_keys", "chapter 09: LSD radix sort, 8 passes of 4-bit digits", in, false);
+    r.baselines = cub_keys;
     r.make_int32 = [](size_t n) {
       auto ws = std::make_shared<ch09::RadixSortWorkspace>(n);
       return Runner<int32_t>([ws](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
         ch09::radix_sort_keys(as_keys(in), as_keys(out), m, *ws, s);
       });
     };
-    r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add(
-        {"ch09_radix_sort_pairs", "chapter 09: LSD radix sort of uint32 key-value pairs, 4-bit digits", Check::custom});
-    r.baseline = "cub_radix_sort_pairs";
+    Row& r = add_sort_row(reg, "ch09_radix_sort_pairs", "chapter 09: LSD radix sort of key-value pairs, 4-bit digits",
+                          in, true);
+    r.baselines = cub_pairs;
     r.make_int32 = [](size_t n) {
       auto ws = std::make_shared<ch09::RadixSortWorkspace>(n);
-      auto values_in = std::make_shared<DeviceBuffer<uint32_t>>(n);
-      auto values_out = std::make_shared<DeviceBuffer<uint32_t>>(n);
-      SCANLAB_CUDA_CHECK(cudaMemset(values_in->data(), 0, n * sizeof(uint32_t)));
+      auto values = std::make_shared<SortValues>(n);
       return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
-        ch09::radix_sort_pairs(as_keys(in), as_keys(out), values_in->data(), values_out->data(), m, *ws, s);
+        ch09::radix_sort_pairs(as_keys(in), as_keys(out), values->in.data(), values->out.data(), m, *ws, s);
       });
     };
-    r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add(
-        {"ch09_onesweep_sort_keys", "chapter 09: Onesweep, one pass per 8-bit digit (uint32 keys)", Check::custom});
-    r.baseline = "cub_radix_sort_keys";
+    Row& r = add_sort_row(reg, "ch09_onesweep_sort_keys", "chapter 09: Onesweep, one pass per 8-bit digit", in, false);
+    r.baselines = cub_keys;
     r.make_int32 = [](size_t n) {
       auto ws = std::make_shared<ch09::OnesweepWorkspace<uint32_t>>(n);
       return Runner<int32_t>([ws](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
         ch09::onesweep_sort_keys(as_keys(in), as_keys(out), m, *ws, s);
       });
     };
-    r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add(
-        {"ch09_onesweep_sort_pairs", "chapter 09: Onesweep of uint32 key-value pairs, 8-bit digits", Check::custom});
-    r.baseline = "cub_radix_sort_pairs";
+    Row& r = add_sort_row(reg, "ch09_onesweep_sort_pairs", "chapter 09: Onesweep of key-value pairs, 8-bit digits", in,
+                          true);
+    r.baselines = cub_pairs;
     r.make_int32 = [](size_t n) {
       auto ws = std::make_shared<ch09::OnesweepWorkspace<uint32_t>>(n);
-      auto values_in = std::make_shared<DeviceBuffer<uint32_t>>(n);
-      auto values_out = std::make_shared<DeviceBuffer<uint32_t>>(n);
-      SCANLAB_CUDA_CHECK(cudaMemset(values_in->data(), 0, n * sizeof(uint32_t)));
+      auto values = std::make_shared<SortValues>(n);
       return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
-        ch09::onesweep_sort_pairs(as_keys(in), as_keys(out), values_in->data(), values_out->data(), m, *ws, s);
+        ch09::onesweep_sort_pairs(as_keys(in), as_keys(out), values->in.data(), values->out.data(), m, *ws, s);
       });
     };
-    r.verify_int32 = sort_verifier();
   }
   {
-    Row& r = reg.add(
-        {"ch09_radix_sort_split", "chapter 09: LSD radix sort by 32 one-bit splits (scan of flags)", Check::custom});
-    r.baseline = "cub_radix_sort_keys";
+    Row& r = add_sort_row(reg, "ch09_radix_sort_split",
+                          "chapter 09: LSD radix sort by 32 one-bit splits (scan of flags)", in, false);
+    r.baselines = cub_keys;
     r.max_n = size_t(1) << 24;
     r.limit_note = "32 passes of scan + scatter: capped at 2^24";
     r.make_int32 = [](size_t n) {
@@ -381,7 +399,6 @@ void register_ch09(Registry& reg) {
         ch09::radix_sort_split(as_keys(in), as_keys(out), nullptr, nullptr, m, *ws, s);
       });
     };
-    r.verify_int32 = sort_verifier();
   }
 }
 
@@ -422,7 +439,7 @@ void register_ch10_segmented(Registry& reg, uint32_t mean) {
     Row& r = reg.add({"ch10_segmented_scan" + sfx,
                       "chapter 10: segmented inclusive sum from head flags, " + segments + ", lifted operator",
                       Check::custom});
-    r.baseline = "cub_inclusive_sum_by_key" + sfx;
+    r.baselines = {"cub_inclusive_sum_by_key" + sfx};
     set_stateful(r, [mean](auto tag, size_t n) {
       using T = typename decltype(tag)::type;
       auto d_heads = std::make_shared<DeviceBuffer<uint8_t>>(bench_heads(n, mean));
@@ -478,7 +495,7 @@ void register_ch10(Registry& reg) {
     Row& r = reg.add({"ch10_summed_area_table",
                       "chapter 10: summed-area table of a w x h int32 image (n = w * h): row scans, transpose x2",
                       Check::custom});
-    r.baseline = "cub_summed_area_table";
+    r.baselines = {"cub_summed_area_table"};
     r.make_int32 = [](size_t n) {
       int w = 0, h = 0;
       image_shape(n, w, h);
@@ -495,7 +512,7 @@ void register_ch10(Registry& reg) {
 
 void register_application_rows(Registry& reg) {
   for (const Selection& sel : kSelections) register_ch08(reg, sel);
-  register_ch09(reg);
+  for (const SortInput& in : kSortInputs) register_ch09(reg, in);
   register_ch10(reg);
 }
 
