@@ -1,0 +1,56 @@
+"""The bench's sort rows, as `scanlab_bench --list` names them (no GPU needed): each sort has a row
+on uniform keys and a twin ending _narrow on the narrow input; CUB's counterpart of each is there
+with an int and a size_t item count; and each chapter 09 row is compared with the faster of the two
+counterparts of its own input. Exit 0 when so, 1 with what is missing.
+
+    python3 sort_rows_check.py build/cpu/bin/gpu/scanlab_bench
+"""
+
+import subprocess
+import sys
+
+CH09 = {"ch09_radix_sort_keys": "keys", "ch09_radix_sort_pairs": "pairs", "ch09_onesweep_sort_keys": "keys",
+        "ch09_onesweep_sort_pairs": "pairs", "ch09_radix_sort_split": "keys"}
+
+
+def problems(listing: str) -> list[str]:
+    rows = {}
+    for line in listing.splitlines():
+        name, _, what = line.partition(" ")
+        rows[name] = what.strip()
+    wrong = []
+    for sfx, keys in (("", "uniform over all 32 bits"), ("_narrow", "[-100, 100]")):
+        for kind in ("keys", "pairs"):
+            for count in ("int", "size_t"):
+                cub = f"cub_radix_sort_{kind}_{count}{sfx}"
+                if cub not in rows:
+                    wrong.append(f"no row {cub}")
+                elif f"{count} item count" not in rows[cub] or keys not in rows[cub]:
+                    wrong.append(f"{cub} does not say its item count ({count}) and its keys ({keys}): {rows[cub]}")
+        for base, kind in CH09.items():
+            name = base + sfx
+            want = f"x CUB against the faster of cub_radix_sort_{kind}_int{sfx}, cub_radix_sort_{kind}_size_t{sfx}"
+            if name not in rows:
+                wrong.append(f"no row {name}")
+            elif keys not in rows[name] or not rows[name].endswith(want):
+                wrong.append(f"{name} should say its keys ({keys}) and end '{want}': {rows[name]}")
+    return wrong
+
+
+def main() -> int:
+    if len(sys.argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    done = subprocess.run([sys.argv[1], "--list"], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        print(f"{sys.argv[1]} --list failed ({done.returncode}): {done.stderr.strip()}")
+        return 1
+    wrong = problems(done.stdout)
+    for w in wrong:
+        print(w)
+    print(f"sort rows: {len(wrong)} problem(s)")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
