@@ -41,8 +41,8 @@ TEST_CASE("fastest_anchor: the faster of the two item-count types, whichever is 
 
 TEST_CASE("fastest_anchor: a counterpart that failed, was skipped or is not named is not an anchor") {
   const std::vector<Measurement> rows = {timed("cub_radix_sort_keys_int", 1.0, Status::failed),
-                                         timed("cub_radix_sort_keys_size_t", 0.0, Status::skipped),
-                                         timed("cub", 0.5), timed("cub_radix_sort_keys_size_t_narrow", 0.1)};
+                                         timed("cub_radix_sort_keys_size_t", 0.0, Status::skipped), timed("cub", 0.5),
+                                         timed("cub_radix_sort_keys_size_t_narrow", 0.1)};
   const Anchor none = fastest_anchor(rows, kKeys);
   CHECK(none.name.empty());
   CHECK(none.ms < 0);
