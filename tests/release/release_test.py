@@ -123,16 +123,26 @@ def test_tree(dest: Path) -> None:
             p = run([sys.executable, "-B", str(REPO / "book/tests/solution_code.py"), "--site", str(site)])
             print(p.stdout, end="")
             check(p.returncode == 0, "no line of a solution's TODO region in the built book")
+            p = run([sys.executable, "-B", str(REPO / "book/tests/solution_commands.py"), "--site", str(site)])
+            print(p.stdout, end="")
+            check(p.returncode == 0, "no command in the built book that needs solutions/")
     else:
         print("  (mkdocs is not installed: the release's book is not built)")
 
     # What needs a solution says so, in one line, before building anything.
     for args, words in ((["run", "00", "--solution"], "run --solution needs the reference solutions"),
                         (["figures"], "figures (they are drawn from their runs) needs the reference"),
+                        (["book", "--instructor"], "book --instructor (the instructor edition) needs the reference"),
                         (["release", str(dest.parent / "again")], "this is a student's repository")):
         p = run(["bash", str(dest / "lab"), *args], cwd=dest, env={"SCANLAB_NO_INSTALL": "1"}, timeout=60)
         check(p.returncode != 0 and words in p.stderr, f"./lab {' '.join(args[:2])} in the release: "
               f"'{p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ''}'")
+    # ...and its help does not offer it (lab's usage: the lines marked "|").
+    p = run(["bash", str(dest / "lab"), "help"], cwd=dest, env={"SCANLAB_NO_INSTALL": "1"}, timeout=60)
+    offered = [w for w in ("--solution", "--instructor", "  figures", "  release") if w in p.stdout]
+    offered += [line for line in p.stdout.splitlines() if line.startswith("|")]
+    check(p.returncode == 0 and not offered,
+          f"./lab help in the release offers nothing that needs solutions/ ({offered or 'nothing'})")
     # make_release's own refusals.
     for args, words in ((["--chapters", "00-99"], "there is no chapter 13"),
                         (["--chapters", "x"], "is not a chapter number"),
