@@ -1,7 +1,9 @@
 // Chapter 09's Onesweep tuning sweep on a GPU (run by ch09_onesweep_sweep.sh): the whole sort of
 // uint32 keys (and key-value pairs) with several tile shapes and poll schedules against
 // cub::DeviceRadixSort in the same process, 2^24..2^28 random keys; median of 15 after 3 warm-ups;
-// every variant's output is compared with CUB's.
+// every variant's output is compared with CUB's. CUB runs with an int and a size_t item count (it
+// takes another path for each: on an H200 the 64-bit one is faster for keys, slower for pairs);
+// the ratios are against the faster, which the size's line names.
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
@@ -36,6 +38,15 @@ float time_it(F f) {
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   return t[t.size() / 2];
+}
+
+// The faster of CUB's two item-count types.
+struct CubTime {
+  float ms;
+  const char* count;
+};
+CubTime faster(float int_ms, float size_t_ms) {
+  return int_ms <= size_t_ms ? CubTime{int_ms, "int"} : CubTime{size_t_ms, "size_t"};
 }
 
 // Device buffers equal?
@@ -101,24 +112,42 @@ int main() {
         cudaMalloc(&b.want, n * 4);
         cudaMemcpy(b.keys, h.data(), n * 4, cudaMemcpyHostToDevice);
         cudaMemset(b.values, 0, n * 4);
-        std::size_t tb = 0, tb2 = 0;
-        cub::DeviceRadixSort::SortKeys(nullptr, tb, b.keys, b.want, n);
-        cub::DeviceRadixSort::SortPairs(nullptr, tb2, b.keys, b.want, b.values, b.values_out, n);
-        tb = std::max(tb, tb2);
+        std::size_t tb = 0;
+        for (const bool wide : {false, true}) {  // temp storage for either count type
+          std::size_t k = 0, p = 0;
+          if (wide) {
+            cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want, n);
+            cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want, b.values, b.values_out, n);
+          } else {
+            cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want, static_cast<int>(n));
+            cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want, b.values, b.values_out, static_cast<int>(n));
+          }
+          tb = std::max({tb, k, p});
+        }
         void* tmp;
         cudaMalloc(&tmp, tb);
-        const float ck = time_it([&] {
-          std::size_t t = tb;
-          cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, n);
-        });
-        const float cp = time_it([&] {
-          std::size_t t = tb;
-          cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, n);
-        });
+        const auto cub_keys = [&](auto count) {
+          return time_it([&] {
+            std::size_t t = tb;
+            cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, count);
+          });
+        };
+        const auto cub_pairs = [&](auto count) {
+          return time_it([&] {
+            std::size_t t = tb;
+            cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, count);
+          });
+        };
+        const float keys_int = cub_keys(static_cast<int>(n)), keys_size_t = cub_keys(n);
+        const float pairs_int = cub_pairs(static_cast<int>(n)), pairs_size_t = cub_pairs(n);
+        const CubTime keys = faster(keys_int, keys_size_t), pairs = faster(pairs_int, pairs_size_t);
+        const float ck = keys.ms, cp = pairs.ms;
         float copy = time_it([&] {
           cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice);
         });
-        std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms, SortPairs %.4f ms\n", lg, copy, ck, cp);
+        std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms (int) %.4f ms (size_t), SortPairs %.4f ms (int) %.4f "
+                    "ms (size_t); x CUB against keys with %s, pairs with %s\n",
+                    lg, copy, keys_int, keys_size_t, pairs_int, pairs_size_t, keys.count, pairs.count);
         using namespace ch09;
         variant<OnesweepKeysShape<std::uint32_t>, OnesweepPairsShape<std::uint32_t>>("given", b, ck, cp);
 #ifndef SHORT_SWEEP

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Chapter 09's Onesweep tuning sweep on a GPU: builds ch09_onesweep_sweep.cu (tile shapes and poll
 # schedules as template and run-time choices of one program) and runs it. Prints each variant's
-# time for uint32 keys and pairs against cub::DeviceRadixSort at 2^24, 2^26 and 2^28.
+# time for uint32 keys and pairs against cub::DeviceRadixSort at 2^24, 2^26 and 2^28 (the faster of
+# its int and size_t item counts, both printed).
 #
 #   tests/gpu/tuning/ch09_onesweep_sweep.sh            (NVCC_FLAGS=-DSHORT_SWEEP: the given shapes only;
 #                                                        -DWIDE_SWEEP: longer tiles for the keys;
