@@ -122,23 +122,33 @@ class PlayerCase(unittest.TestCase):
     def position(self):
         return int(self.player().get_attribute("data-position"))
 
-    def go(self, k):
-        """Moves the slider to k, as a reader dragging it does (an input event)."""
-        self.driver.execute_script(
-            "const s = document.querySelector('.sp-slider'); s.value = arguments[0];"
-            "s.dispatchEvent(new Event('input'));", k)
-        self.assertEqual(self.position(), k)
+    # What the page shows, read in one round trip to the browser (the round trips are most of this
+    # test's time): the event's position, its words and every drawn [data-key, data-value, data-mark].
+    _SHOWN = ("const root = document.querySelector('.scanlab-player');"
+              "const words = document.querySelector('.sp-text');"
+              "return [root.dataset.position, words ? words.textContent : '',"
+              " Array.from(document.querySelectorAll('.sp-view [data-key]'))"
+              "  .map(e => [e.dataset.key, e.dataset.value, e.dataset.mark || null])];")
 
-    def drawn(self):
+    def go(self, k):
+        """Moves the slider to k, as a reader dragging it does (an input event); returns the
+        words shown for the event, and keeps what is drawn for assert_replayed(..., shown=True)."""
+        position, words, self._items = self.driver.execute_script(
+            "const s = document.querySelector('.sp-slider'); s.value = arguments[0];"
+            "s.dispatchEvent(new Event('input'));" + self._SHOWN, k)
+        self.assertEqual(int(position), k)
+        return words
+
+    def drawn(self, items=None):
         """({data-key: data-value}, {data-key: data-mark}) of the player's picture."""
-        items = self.driver.execute_script(
-            "return Array.from(document.querySelectorAll('.sp-view [data-key]'))"
-            ".map(e => [e.dataset.key, e.dataset.value, e.dataset.mark || null]);")
+        if items is None:
+            items = self.driver.execute_script(self._SHOWN)[2]
         return {k: v for k, v, _ in items}, {k: m for k, _, m in items if m}
 
-    def assert_replayed(self, text, k, where):
+    def assert_replayed(self, text, k, where, shown=False):
+        """The picture is what the replay says after event k (shown: as the last go() read it)."""
         want_values, want_marks = replay.expected(text, k)
-        values, marks = self.drawn()
+        values, marks = self.drawn(self._items if shown else None)
         self.assertEqual(values, want_values, f"{where}, event {k}: the values drawn")
         self.assertEqual(marks, want_marks, f"{where}, event {k}: the marks drawn")
 
@@ -165,10 +175,9 @@ class PlayerTest(PlayerCase):
                 self.assertEqual(self.player().get_attribute("data-state"), "ready")
                 self.assertEqual(int(self.player().get_attribute("data-steps")), n)
                 for k in sorted({0, 1, n // 3, n // 2, (2 * n) // 3, n - 1}):
-                    self.go(k)
-                    self.assert_replayed(text, k, name)
-                    self.assertTrue(self.driver.find_element(By.CSS_SELECTOR, ".sp-text").text.strip(),
-                                    f"{name}, event {k}: no words for the event")
+                    words = self.go(k)
+                    self.assert_replayed(text, k, name, shown=True)
+                    self.assertTrue(words.strip(), f"{name}, event {k}: no words for the event")
                 self.quiet(name)
                 self.go(n // 2)
                 self.shot(f"{name}_event{n // 2}")
@@ -205,15 +214,14 @@ class PlayerTest(PlayerCase):
         k = 3
         self.load(self.page("ch08_compaction", text, make_player.source_index(
             ["solutions/08_stream_compaction", "chapters/08_stream_compaction"])))
-        self.go(k)
-        self.assert_replayed(text, k, "ch08 counts")
+        words = self.go(k)
+        self.assert_replayed(text, k, "ch08 counts", shown=True)
         values, marks = self.drawn()
         offsets = [int(values[f"offset/{t}"]) for t in range(4)]
         counts = [int(values[f"count/{t}"]) for t in range(4)]
         self.assertEqual(offsets, [sum(counts[:t]) for t in range(4)])
         self.assertEqual(values["offset/4"], "-")
         self.assertEqual({key for key, m in marks.items() if m == "current"}, {"count/3", "offset/3", "kept/3", "out/3"})
-        words = self.driver.find_element(By.CSS_SELECTOR, ".sp-text").text
         self.assertIn(f"Tile 3 scatters: phase 1 counted {counts[3]} kept elements", words)
         self.assertIn(f"position {offsets[3]} (the counts of tiles 0 to 2 added up)", words)
         source = self.driver.find_element(By.CSS_SELECTOR, ".sp-source").text
@@ -229,12 +237,12 @@ class PlayerTest(PlayerCase):
             out.append(json.dumps(e))
         wrong = "\n".join(out) + "\n"
         self.load(self.page("ch08_wrong", wrong))
-        self.go(k)
-        self.assert_replayed(wrong, k, "ch08 a count too large")
-        _, marks = self.drawn()
+        words = self.go(k)
+        self.assert_replayed(wrong, k, "ch08 a count too large", shown=True)
+        _, marks = self.drawn(self._items)
         self.assertEqual({key for key, m in marks.items() if m == "wrong"},
                          {"count/1", "offset/2", "out/2", "offset/3", "out/3"})
-        self.assertIn("but the tiles before it keep", self.driver.find_element(By.CSS_SELECTOR, ".sp-text").text)
+        self.assertIn("but the tiles before it keep", words)
         self.shot("ch08_wrong_count")
         self.quiet("ch08 a count too large")
 
