@@ -559,7 +559,11 @@
       render(svg, k) {
         const s = state(k);
         const e = steps[k];
-        const w = 74, cw = 52, h = 26, left = 160, top = 24;  // the gaps between tiles hold the scan's arrows
+        // Cells wide enough for the run's longest number (7 px a character: a count left unwritten
+        // reads as a ten-digit poison value); the gaps between tiles hold the scan's arrows.
+        let longest = 5;
+        for (const x of steps) for (const v of x.fields.slice(0, 3)) longest = Math.max(longest, String(v).length);
+        const cw = 17 + 7 * longest, w = cw + 22, h = 26, left = 160, top = 24;
         const rows = [["count", "Count (phase 1)"], ["offset", "Offset = exclusive prefix"], ["kept", "Written (phase 3)"]];
         label(svg, 4, top - 8, "Tile");
         for (let t = 0; t < tiles; ++t) label(svg, left + t * w + cw / 2, top - 8, String(t), "middle");
@@ -592,7 +596,8 @@
         // The output: the positions each tile wrote, on one line from 0 to the total.
         const yOut = top + rows.length * (h + 10) + 34;
         const ends = s.filter((d) => d).map((d) => d.offset + d.kept);
-        const total = Math.max(1, oracleTotal || 0, ...ends);
+        // No compaction writes past n: positions beyond it (offsets gone wrong) sit at the right end.
+        const total = Math.max(1, Math.min(trace.meta.n || Infinity, Math.max(oracleTotal || 0, ...ends)));
         const width = (tiles - 1) * w + cw;
         label(svg, 4, yOut + h / 2 + 4, "Output positions");
         el("rect", { x: left, y: yOut, width: width, height: h, class: "sp-outline" }, svg);
