@@ -170,8 +170,8 @@ bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print,
   std::cout << "\n";
   report["verified"] = ok;
   report["kept"] = kept;
-  report["message"] = count_ok ? r.message() : "the count is " + std::to_string(count[0]) + ", expected " +
-                                                 std::to_string(kept);
+  report["message"] =
+      count_ok ? r.message() : "the count is " + std::to_string(count[0]) + ", expected " + std::to_string(kept);
   if (trace) {
     write_trace(cfg, in, pred, *trace, report);
     if (!cfg.common.quiet) std::cout << "trace written to " << cfg.trace << "\n";

@@ -221,7 +221,8 @@ class PlayerTest(PlayerCase):
         counts = [int(values[f"count/{t}"]) for t in range(4)]
         self.assertEqual(offsets, [sum(counts[:t]) for t in range(4)])
         self.assertEqual(values["offset/4"], "-")
-        self.assertEqual({key for key, m in marks.items() if m == "current"}, {"count/3", "offset/3", "kept/3", "out/3"})
+        self.assertEqual({key for key, m in marks.items() if m == "current"},
+                         {"count/3", "offset/3", "kept/3", "out/3"})
         self.assertIn(f"Tile 3 scatters: phase 1 counted {counts[3]} kept elements", words)
         self.assertIn(f"position {offsets[3]} (the counts of tiles 0 to 2 added up)", words)
         source = self.driver.find_element(By.CSS_SELECTOR, ".sp-source").text

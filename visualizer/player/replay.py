@@ -207,7 +207,7 @@ def _compaction(meta, other, events, k):
     tiles = max([meta.get("tiles", 0)] + [e["step"] + 1 for e in events])
     seen = {}
     for e in events[: k + 1]:
-        seen[e["step"]] = dict(zip(("offset", "count", "kept"), e["fields"]))
+        seen[e["step"]] = dict(zip(("offset", "count", "kept"), e["fields"][:3], strict=True))
     current = events[k]["step"]
     for t in range(tiles):
         d = seen.get(t)

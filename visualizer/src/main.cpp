@@ -328,8 +328,9 @@ void chapter07(Options o, const std::string& out) {
 constexpr int kCompactionN = 5 * 4096 + 1500;
 
 void chapter08(const Options& o, const std::string& out) {
-  if (o.n_given) throw std::invalid_argument("chapter 08 records six tiles of 4096 (" + std::to_string(kCompactionN) +
-                                             " elements); it takes no --n");
+  if (o.n_given)
+    throw std::invalid_argument("chapter 08 records six tiles of 4096 (" + std::to_string(kCompactionN) +
+                                " elements); it takes no --n");
   std::string trace_path = o.trace;
   if (trace_path.empty()) {
     trace_path = out + "/trace.jsonl";
@@ -351,7 +352,8 @@ void chapter08(const Options& o, const std::string& out) {
               << e.value("offset", 0LL) << ", wrote " << e.value("kept", 0LL) << "\n";
   }
   const auto counts = trace.lines_of("tile_counts");
-  if (!counts.empty()) std::cout << "  the input's counts: " << counts[0].value("counts", nlohmann::json::array()).dump() << "\n";
+  if (!counts.empty())
+    std::cout << "  the input's counts: " << counts[0].value("counts", nlohmann::json::array()).dump() << "\n";
 }
 
 }  // namespace
