@@ -35,7 +35,8 @@ enum class Check {
   exclusive,        // exclusive prefix sum of the whole array
   inclusive,        // inclusive prefix sum of the whole array
   inclusive_tiles,  // independent inclusive sums of consecutive Row::tile-element tiles
-  sorted,           // the input sorted as uint32 bit patterns (int32 only; sorted once per input)
+  sorted,           // the input sorted as uint32 bit patterns (int32 only; sorted once per input), then
+                    // Row::verify_int32 where set (a key-value sort's values)
   custom,           // Row::verify_int32 / verify_float decide (applications: compaction, ...)
 };
 

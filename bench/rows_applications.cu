@@ -28,6 +28,7 @@
 #include <scanlab/verify.hpp>
 
 #include "registry.hpp"
+#include "sort_check.hpp"
 
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -282,8 +283,8 @@ constexpr SortInput kSortInputs[] = {
     {"_narrow", "keys int32 in [-100, 100] as uint32", Input::narrow},
 };
 
-// A sort row: int32 only, the output checked against the input sorted as uint32; a key-value sort
-// counts the values' bytes too (its values are zeros, and only its keys are checked).
+// A sort row: int32 only, the output checked against the input sorted as uint32 (Check::sorted); a
+// key-value sort counts the values' bytes too, and its values are checked (set_pairs).
 Row& add_sort_row(Registry& reg, const std::string& name, const std::string& what, const SortInput& in, bool pairs) {
   Row& r = reg.add({name + in.suffix, what + "; " + in.what, Check::sorted});
   r.input = in.input;
@@ -291,10 +292,36 @@ Row& add_sort_row(Registry& reg, const std::string& name, const std::string& wha
   return r;
 }
 
+// A key-value sort's values: each key's index in the input, so that the check can tell that every
+// value moved with its key, equal keys in input order; the output poisoned, so that a sort that
+// leaves it unwritten fails.
 struct SortValues {
-  explicit SortValues(size_t n) : in(n), out(n) { SCANLAB_CUDA_CHECK(cudaMemset(in.data(), 0, n * sizeof(uint32_t))); }
+  explicit SortValues(size_t n) : in(iota(n)), out(n) { out.fill_poison(); }
+  static std::vector<uint32_t> iota(size_t n) {
+    std::vector<uint32_t> v(n);
+    std::iota(v.begin(), v.end(), 0u);
+    return v;
+  }
   DeviceBuffer<uint32_t> in, out;
 };
+
+// A key-value sort: make(n) returns sort(keys_in, keys_out, SortValues&, n, stream); the values are
+// made with it, and the check (after Check::sorted's of the keys) reads back those the last run wrote.
+template <class Make>
+void set_pairs(Row& r, Make make) {
+  auto last = std::make_shared<std::shared_ptr<SortValues>>();
+  r.make_int32 = [last, make](size_t n) {
+    auto values = std::make_shared<SortValues>(n);
+    *last = values;
+    auto sort = make(n);
+    return Runner<int32_t>([values, sort](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+      sort(as_keys(in), as_keys(out), *values, m, s);
+    });
+  };
+  r.verify_int32 = [last](const std::vector<int32_t>& in, const std::vector<int32_t>& got) {
+    return *last ? sorted_values_problem(in, got, (*last)->out.download()) : std::string("no values were made");
+  };
+}
 
 // CUB's radix sort with the item count as Count: CUB picks its offset type, and with it another
 // path, from the count's width (on an H200 the 64-bit path is faster for keys and slower for pairs).
@@ -307,29 +334,31 @@ void add_cub_sort(Registry& reg, const SortInput& in, const std::string& count, 
       in, pairs);
   r.max_n = static_cast<size_t>(std::numeric_limits<Count>::max());
   if (r.max_n < SIZE_MAX) r.limit_note = "at most " + std::to_string(r.max_n) + " items";
-  r.make_int32 = [pairs](size_t n) {
-    uint32_t* none = nullptr;  // the temp-storage query: typed pointers, no data
-    size_t bytes = 0;
-    if (pairs) {
+  uint32_t* none = nullptr;  // the temp-storage queries: typed pointers, no data
+  if (pairs) {
+    set_pairs(r, [none](size_t n) {
+      size_t bytes = 0;
       SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, static_cast<const uint32_t*>(none), none,
                                                          static_cast<const uint32_t*>(none), none,
                                                          static_cast<Count>(n)));
-    } else {
-      SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const uint32_t*>(none), none,
-                                                        static_cast<Count>(n)));
-    }
+      auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
+      return [temp, bytes](const uint32_t* in, uint32_t* out, SortValues& v, size_t m, cudaStream_t s) {
+        size_t b = bytes;
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp->data(), b, in, out, v.in.data(), v.out.data(),
+                                                           static_cast<Count>(m), 0, 32, s));
+      };
+    });
+    return;
+  }
+  r.make_int32 = [none](size_t n) {
+    size_t bytes = 0;
+    SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, static_cast<const uint32_t*>(none), none,
+                                                      static_cast<Count>(n)));
     auto temp = std::make_shared<DeviceBuffer<unsigned char>>(bytes > 0 ? bytes : 1);
-    auto values = pairs ? std::make_shared<SortValues>(n) : nullptr;
-    return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
+    return Runner<int32_t>([temp, bytes](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
       size_t b = bytes;
-      if (values) {
-        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp->data(), b, as_keys(in), as_keys(out),
-                                                           values->in.data(), values->out.data(), static_cast<Count>(m),
-                                                           0, 32, s));
-      } else {
-        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp->data(), b, as_keys(in), as_keys(out),
-                                                          static_cast<Count>(m), 0, 32, s));
-      }
+      SCANLAB_CUDA_CHECK(
+          cub::DeviceRadixSort::SortKeys(temp->data(), b, as_keys(in), as_keys(out), static_cast<Count>(m), 0, 32, s));
     });
   };
 }
@@ -357,13 +386,12 @@ void register_ch09(Registry& reg, const SortInput& in) {
     Row& r = add_sort_row(reg, "ch09_radix_sort_pairs", "chapter 09: LSD radix sort of key-value pairs, 4-bit digits",
                           in, true);
     r.baselines = cub_pairs;
-    r.make_int32 = [](size_t n) {
+    set_pairs(r, [](size_t n) {
       auto ws = std::make_shared<ch09::RadixSortWorkspace>(n);
-      auto values = std::make_shared<SortValues>(n);
-      return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
-        ch09::radix_sort_pairs(as_keys(in), as_keys(out), values->in.data(), values->out.data(), m, *ws, s);
-      });
-    };
+      return [ws](const uint32_t* in, uint32_t* out, SortValues& v, size_t m, cudaStream_t s) {
+        ch09::radix_sort_pairs(in, out, v.in.data(), v.out.data(), m, *ws, s);
+      };
+    });
   }
   {
     Row& r = add_sort_row(reg, "ch09_onesweep_sort_keys", "chapter 09: Onesweep, one pass per 8-bit digit", in, false);
@@ -379,13 +407,12 @@ void register_ch09(Registry& reg, const SortInput& in) {
     Row& r = add_sort_row(reg, "ch09_onesweep_sort_pairs", "chapter 09: Onesweep of key-value pairs, 8-bit digits", in,
                           true);
     r.baselines = cub_pairs;
-    r.make_int32 = [](size_t n) {
+    set_pairs(r, [](size_t n) {
       auto ws = std::make_shared<ch09::OnesweepWorkspace<uint32_t>>(n);
-      auto values = std::make_shared<SortValues>(n);
-      return Runner<int32_t>([=](const int32_t* in, int32_t* out, size_t m, cudaStream_t s) {
-        ch09::onesweep_sort_pairs(as_keys(in), as_keys(out), values->in.data(), values->out.data(), m, *ws, s);
-      });
-    };
+      return [ws](const uint32_t* in, uint32_t* out, SortValues& v, size_t m, cudaStream_t s) {
+        ch09::onesweep_sort_pairs(in, out, v.in.data(), v.out.data(), m, *ws, s);
+      };
+    });
   }
   {
     Row& r = add_sort_row(reg, "ch09_radix_sort_split",
