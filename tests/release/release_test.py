@@ -234,6 +234,10 @@ def test_self(dest: Path) -> None:
     check(p.returncode == 0, "the release's own ./lab test passes")
     check(re.search(r"100% tests passed", p.stdout) is not None, "every ctest of the release passes")
     check(re.search(r"score|Score", p.stdout) is not None, "it prints the score of the exercises")
+    viz = clone / "build" / "cpu" / "bin" / "scanlab-viz"
+    if viz.is_file():  # built where Graphviz is (visualizer/CMakeLists.txt)
+        p = run([str(viz), "--help"], cwd=clone, timeout=60)
+        check(p.returncode == 0 and "--solution" not in p.stdout, "scanlab-viz --help offers no --solution")
     test_grade(clone, clone / "build" / "cpu")
 
 

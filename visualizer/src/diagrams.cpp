@@ -6,6 +6,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "solution_hint.hpp"
+
 namespace scanlab::viz {
 
 namespace {
@@ -105,9 +107,9 @@ std::size_t column_labels(DotGraph& g, const std::string& prefix, int row, std::
 const nlohmann::json& values_of(const Trace& t, const std::string& label, int step) {
   const TraceArray* a = t.find(label, step);
   if (a == nullptr) {
-    throw std::runtime_error(
-        "the trace has no array '" + label + "' at step " + std::to_string(step) +
-        " (a traced build records it where the exercise's comments say; --solution draws the reference's run)");
+    throw std::runtime_error("the trace has no array '" + label + "' at step " + std::to_string(step) +
+                             " (a traced build records it where the exercise's comments say" +
+                             if_solutions("; --solution draws the reference's run") + ")");
   }
   return a->values;
 }

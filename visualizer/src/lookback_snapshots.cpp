@@ -7,6 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "solution_hint.hpp"
+
 namespace scanlab::viz {
 
 namespace {
@@ -197,9 +199,8 @@ std::vector<std::string> draw_lookback(const std::string& trace_path, long long 
   }
   const std::vector<long long> steps = lookback_steps(trace);
   if (steps.empty())
-    throw std::runtime_error(
-        trace_path +
-        " has no look-back events: no tile published or read a descriptor (--solution draws the reference's run)");
+    throw std::runtime_error(trace_path + " has no look-back events: no tile published or read a descriptor" +
+                             if_solutions(" (--solution draws the reference's run)"));
   if (at < 0) at = trace.meta.contains("fig6_seq") ? trace.meta["fig6_seq"].get<long long>() : steps.back();
   std::cout << "chapter 07: trace " << trace_path << " (" << steps.size() << " protocol steps, "
             << trace.meta.value("variant", "") << ", " << trace.meta.value("backend", "") << ")\n";

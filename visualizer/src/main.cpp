@@ -31,6 +31,7 @@
 #include "dot.hpp"
 #include "lookback_snapshots.hpp"
 #include "multi_block.hpp"
+#include "solution_hint.hpp"
 #include "trace_io.hpp"
 
 namespace fs = std::filesystem;
@@ -69,9 +70,10 @@ void require_arrays(const scanlab::viz::Trace& trace, const std::string& path, c
   if (!trace.arrays.empty()) return;
   throw std::runtime_error(path + " holds no arrays: " +
                            (o.solution ? std::string("the traced solution recorded nothing")
-                                       : std::string("your code records nothing yet. Add the SCANLAB_TRACE_BLOCK_ARRAY "
-                                                     "lines that your exercise's comments describe, or pass "
-                                                     "--solution to draw the reference solution's run")));
+                                       : "your code records nothing yet. Add the SCANLAB_TRACE_BLOCK_ARRAY lines "
+                                         "that your exercise's comments describe" +
+                                             scanlab::viz::if_solutions(", or pass --solution to draw the reference "
+                                                                        "solution's run")));
 }
 
 std::vector<long long> parse_list(const std::string& text) {
@@ -396,8 +398,10 @@ int main(int argc, char** argv) {
   app.add_option("--program", o.program,
                  "run this build of the chapter's program (e.g. one you compiled with lab sim's scanlab-emucc) "
                  "instead of the one the lab built");
-  app.add_flag("--solution", o.solution,
-               "draw the reference solution's run (default: your exercise's, built from exercises/)");
+  auto* solution = app.add_flag("--solution", o.solution,
+                                "draw the reference solution's run (default: your exercise's, built from exercises/)");
+  // Not offered where there is no reference solution (a student's repository): there it only refuses.
+  if (!scanlab::viz::kHaveSolutions) solution->group("");
   scanlab::run_cli(app, argc, argv);  // exit code 2 on a bad argument, as the chapter programs
   o.n_given = app.count("--n") > 0;
   o.algorithm_given = app.count("--algorithm") > 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "diagrams.hpp"
+#include "solution_hint.hpp"
 
 namespace scanlab::viz {
 
@@ -36,8 +37,8 @@ const nlohmann::json& recorded(const Trace& t, const std::string& label, int ste
   const TraceArray* a = t.find(label, step, block);
   if (a == nullptr) {
     throw std::runtime_error("the trace has no array '" + label + "' at step " + std::to_string(step) + " from block " +
-                             std::to_string(block) +
-                             " (does your code still write nothing? --solution draws the reference's run)");
+                             std::to_string(block) + " (does your code still write nothing?" +
+                             if_solutions(" --solution draws the reference's run") + ")");
   }
   return a->values;
 }
