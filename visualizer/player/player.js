@@ -550,7 +550,8 @@
         const bad = wrong(t, d);
         let s = "Tile " + t + " scatters: phase 1 counted " + d.count + " kept element" + (d.count === 1 ? "" : "s") +
           (bad.count ? " (the input has " + oracle[t] + ")" : "") + "; the exclusive scan of the counts puts its first at " +
-          "position " + d.offset + (t === 0 ? "" : " (the counts of tiles 0 to " + (t - 1) + " added up)") +
+          "position " + d.offset +
+          (t === 0 ? "" : t === 1 ? " (the count of tile 0)" : " (the counts of tiles 0 to " + (t - 1) + " added up)") +
           (bad.offset ? ", but the tiles before it keep " + oracleOffsets[t] : "") + ". Its rounds wrote " + d.kept;
         s += d.kept > 0 ? ", at positions " + d.offset + " to " + (d.offset + d.kept - 1) + "." : ": nothing.";
         if (bad.kept && !bad.count) s += " The input has " + oracle[t] + " to keep here.";
