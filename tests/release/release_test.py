@@ -109,6 +109,10 @@ def test_tree(dest: Path) -> None:
     for page in sorted((dest / "book/docs/chapters").glob("*.md")):
         opening = page.read_text(encoding="utf-8").split("\n## ", 1)[0]
         check("solutions/" not in opening, f"{page.name}: its opening names no solutions/")
+    for readme in sorted((dest / "chapters").glob("*/README.md")):
+        text = readme.read_text(encoding="utf-8")
+        check("solutions/" not in text and not re.search(r"--solution\b|_solution\b", text),
+              f"chapters/{readme.parent.name}/README.md names no solutions/, --solution or reference program")
 
     p = run([sys.executable, "-B", str(REPO / "book/tests/solution_code.py"), "--tree", str(dest)])
     print(p.stdout, end="")
