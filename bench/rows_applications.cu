@@ -330,7 +330,7 @@ void add_cub_sort(Registry& reg, const SortInput& in, const std::string& count, 
   Row& r = add_sort_row(
       reg, std::string(pairs ? "cub_radix_sort_pairs_" : "cub_radix_sort_keys_") + count,
       std::string(pairs ? "cub::DeviceRadixSort::SortPairs (uint32 values)" : "cub::DeviceRadixSort::SortKeys") +
-          " with a " + count + " item count",
+          ", num_items as " + count,
       in, pairs);
   r.max_n = static_cast<size_t>(std::numeric_limits<Count>::max());
   if (r.max_n < SIZE_MAX) r.limit_note = "at most " + std::to_string(r.max_n) + " items";

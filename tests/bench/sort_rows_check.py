@@ -25,7 +25,7 @@ def problems(listing: str) -> list[str]:
                 cub = f"cub_radix_sort_{kind}_{count}{sfx}"
                 if cub not in rows:
                     wrong.append(f"no row {cub}")
-                elif f"{count} item count" not in rows[cub] or keys not in rows[cub]:
+                elif f"num_items as {count}" not in rows[cub] or keys not in rows[cub]:
                     wrong.append(f"{cub} does not say its item count ({count}) and its keys ({keys}): {rows[cub]}")
         for base, kind in CH09.items():
             name = base + sfx
