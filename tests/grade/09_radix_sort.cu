@@ -145,10 +145,22 @@ bool check_sort(const Keys& keys, Algo algo, const char* input) {
 
 const std::size_t kSizes[] = {1, 2, 31, 32, 33, 2047, 2048, 2049, 3 * 2048 + 999};
 
-void check_all_inputs(Algo algo, bool large_sizes) {
+// Which of kSizes a case sorts: a tile (2048 keys) or less is one block, which every block order
+// runs alike, so the cases run those once and only the sizes of several tiles in every block order.
+enum class Sizes { one_tile, several_tiles, up_to_5000 };
+
+bool sorts_size(Sizes sizes, std::size_t n) {
+  switch (sizes) {
+    case Sizes::one_tile: return n <= 2048;
+    case Sizes::several_tiles: return n > 2048;
+    default: return n <= 5000;
+  }
+}
+
+void check_all_inputs(Algo algo, Sizes sizes) {
   std::uint64_t stream = 200;
   for (const std::size_t n : kSizes) {
-    if (!large_sizes && n > 5000) continue;
+    if (!sorts_size(sizes, n)) continue;
     if (!check_sort(scanlab::random_vector<std::uint32_t>(n, test_seed(++stream), 0u, 0xffffffffu), algo,
                     "keys over the full 32-bit range"))
       return;
@@ -549,15 +561,17 @@ TEST_CASE("split by one bit: false keys first, then true keys, each side in inpu
 
 TEST_CASE("radix_sort_keys (4-bit digits) sorts uint32 keys, in every block order" *
           doctest::description("points: 5")) {
+  check_all_inputs(Algo::digits_keys, Sizes::one_tile);
   for_each_block_order([] {
-    check_all_inputs(Algo::digits_keys, true);
+    check_all_inputs(Algo::digits_keys, Sizes::several_tiles);
   });
 }
 
 TEST_CASE("radix_sort_pairs is stable: every value lands where std::stable_sort puts it" *
           doctest::description("points: 10")) {
+  check_all_inputs(Algo::digits_pairs, Sizes::one_tile);
   for_each_block_order([] {
-    check_all_inputs(Algo::digits_pairs, true);
+    check_all_inputs(Algo::digits_pairs, Sizes::several_tiles);
   });
 }
 
@@ -572,8 +586,8 @@ TEST_CASE("stability, pointedly: equal keys keep their input order across tiles"
 }
 
 TEST_CASE("radix_sort_split (32 one-bit splits) sorts keys and pairs stably" * doctest::description("points: 10")) {
-  check_all_inputs(Algo::split_keys, false);
-  check_all_inputs(Algo::split_pairs, false);
+  check_all_inputs(Algo::split_keys, Sizes::up_to_5000);
+  check_all_inputs(Algo::split_pairs, Sizes::up_to_5000);
 }
 
 TEST_CASE("limits: n == 0 leaves the keys alone, and one small sort works" * doctest::description("points: 5")) {
