@@ -8,12 +8,15 @@ if(NOT SCANLAB_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
-      # 'native' needs a visible GPU; without one (CI, a laptop) build for Hopper.
+      # 'native' needs a visible GPU. Without one (CI, a laptop) nvcc compiles every kernel to
+      # Hopper's PTX only: the compile check such a build is for, without ptxas (a fifth of nvcc's
+      # time here); a GPU of compute capability 9.0 or later would still run it, through the
+      # driver's JIT. The gpu preset, on a GPU, builds machine code for that GPU.
       execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE _smi_rc OUTPUT_QUIET ERROR_QUIET)
       if(_smi_rc EQUAL 0)
         set(CMAKE_CUDA_ARCHITECTURES native)
       else()
-        set(CMAKE_CUDA_ARCHITECTURES 90)
+        set(CMAKE_CUDA_ARCHITECTURES 90-virtual)
       endif()
     endif()
     enable_language(CUDA)

@@ -167,7 +167,7 @@ class GraderBuild:
                     "-MD", "-MF", str(out.parent / "deps.d")]
         nvcc = self._cache("CMAKE_CUDA_COMPILER") or "nvcc"
         arch = self._cache("CMAKE_CUDA_ARCHITECTURES") or "native"
-        arch_flag = "-arch=native" if arch in ("native", "all", "") else f"-arch=sm_{arch.split(';')[0]}"
+        arch_flag = "-arch=native" if arch in ("native", "all", "") else f"-arch=sm_{arch.split(';')[0].split('-')[0]}"
         return [nvcc, "-std=c++17", "-O3", arch_flag, "--expt-relaxed-constexpr", "-lineinfo",
                 "-I", str(src), "-I", str(chapter_dir), "-I", str(self.repo / "common" / "include"),
                 str(source), str(library), "-o", str(out)]
