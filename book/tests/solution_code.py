@@ -251,19 +251,25 @@ def included_regions(docs: Path, regions: list[TodoRegion], root: Path = REPO) -
     return list(included.values())
 
 
-def report_leaks(found: list[tuple[str, TodoRegion, str]], where: str) -> None:
-    """Prints what each page or file shows: up to SHOWN_PER_PAGE lines each."""
+def print_by_page(found: list[tuple[str, str]]) -> None:
+    """Prints (page, finding) pairs grouped by page: up to SHOWN_PER_PAGE findings each."""
     by_page: dict[str, list[str]] = {}
-    for page, region, line in found:
-        by_page.setdefault(page, []).append(f"{region.name}: {line}")
-    print(f"FAIL: {len(by_page)} {where} show solution code, {len(found)} line(s) in all "
-          f"(TODO region of solutions/: line):")
+    for page, text in found:
+        by_page.setdefault(page, []).append(text)
     for page, shown in by_page.items():
         print(f"  {page}:")
         for text in shown[:SHOWN_PER_PAGE]:
             print(f"      {text}")
         if len(shown) > SHOWN_PER_PAGE:
             print(f"      ... and {len(shown) - SHOWN_PER_PAGE} more")
+
+
+def report_leaks(found: list[tuple[str, TodoRegion, str]], where: str) -> None:
+    """Prints what each page or file shows of the solutions."""
+    pages = {page for page, _, _ in found}
+    print(f"FAIL: {len(pages)} {where} show solution code, {len(found)} line(s) in all "
+          f"(TODO region of solutions/: line):")
+    print_by_page([(page, f"{region.name}: {line}") for page, region, line in found])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from solution_code import site_texts  # noqa: E402  (a page's text as a reader sees it)
+from solution_code import print_by_page, site_texts  # noqa: E402  (a page's text as a reader sees it)
 
 # What needs solutions/, each with what a page should show instead.
 NEEDS_SOLUTIONS = [
@@ -35,7 +35,6 @@ NEEDS_SOLUTIONS = [
 # Measurement records: how each number was produced, in the instructor's repository.
 RECORDS = ("measurements/",)  # measurements.md is measurements/index.html
 SHOWN = 60  # characters of context either side of a finding
-SHOWN_PER_PAGE = 3
 
 
 def page_of(key: str) -> str:
@@ -75,15 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     if found:
         print(f"FAIL: {len(found)} command(s) that need the reference solutions, which a "
               "student's repository does not have:")
-        by_page: dict[str, list[str]] = {}
-        for key, what, context in found:
-            by_page.setdefault(key, []).append(f"{what}: ...{context}...")
-        for key, shown in by_page.items():
-            print(f"  {key}:")
-            for line in shown[:SHOWN_PER_PAGE]:
-                print(f"      {line}")
-            if len(shown) > SHOWN_PER_PAGE:
-                print(f"      ... and {len(shown) - SHOWN_PER_PAGE} more")
+        print_by_page([(key, f"{what}: ...{context}...") for key, what, context in found])
         return 1
     print("OK: no page of the student edition shows a command that needs solutions/")
     return 0
