@@ -30,6 +30,11 @@ class SolutionCommandsTest(unittest.TestCase):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"<html><body>{body}</body></html>", encoding="utf-8")
 
+    def search_index(self, location: str, text: str) -> None:
+        (self.site / "search").mkdir()
+        (self.site / "search" / "search_index.json").write_text(
+            json.dumps({"docs": [{"location": location, "text": text}]}))
+
     def run_check(self) -> tuple[int, str]:
         out = io.StringIO()
         with redirect_stdout(out):
@@ -59,9 +64,7 @@ class SolutionCommandsTest(unittest.TestCase):
                 (self.site / name / "index.html").unlink()
 
     def test_the_search_index_is_checked_too(self):
-        (self.site / "search").mkdir()
-        (self.site / "search" / "search_index.json").write_text(json.dumps(
-            {"docs": [{"location": "chapters/01/#running-it", "text": "./lab run 01 --solution"}]}))
+        self.search_index("chapters/01/#running-it", "./lab run 01 --solution")
         rc, out = self.run_check()
         self.assertEqual(rc, 1, out)
         self.assertIn("search_index.json#chapters/01/", out)
@@ -69,9 +72,7 @@ class SolutionCommandsTest(unittest.TestCase):
     def test_measurement_records_are_left_out(self):
         self.page("measurements/index.html", "./lab run 07 --solution --gpu")
         self.page("measurements/h200-2026-11-28/index.html", "./lab run 07 --solution --gpu")
-        (self.site / "search").mkdir()
-        (self.site / "search" / "search_index.json").write_text(json.dumps(
-            {"docs": [{"location": "measurements/#x", "text": "./lab run 07 --solution"}]}))
+        self.search_index("measurements/#x", "./lab run 07 --solution")
         rc, out = self.run_check()
         self.assertEqual(rc, 0, out)
         self.assertIn("3 of the measurement records left out", out)
