@@ -228,8 +228,9 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
         r = reporting.ChapterResult(ch)
         declared = declared_tests(build.repo / "tests" / "grade" / f"{ch.id}.cu")
         if only_tests:
-            r.notes.append(f"graded in part: {len(only_tests)} of its {len(declared)} test cases (--test)")
-            declared = [t for t in declared if t.name in only_tests]
+            chosen = [t for t in declared if t.name in only_tests]
+            r.notes.append(f"graded in part: {len(chosen)} of its {len(declared)} test cases (--test)")
+            declared = chosen
         r.tests = [TestResult(t.name, t.points, False, "not run") for t in declared]
         r.points = sum(t.points for t in declared)
         results.append(r)
