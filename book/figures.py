@@ -26,6 +26,7 @@ Graphviz source the visualizer wrote for it. What --check compares, and why:
 """
 import argparse
 import concurrent.futures
+import json
 import os
 import shlex
 import shutil
@@ -39,6 +40,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES_DIR = ROOT / "book" / "docs" / "figures"
+
+
+def chapter_of(name):
+    """The chapter NN of a figure, trace or plot named chNN_...: the name says whose it is, and a
+    student's repository (./lab release) holds only those of the chapters handed out."""
+    return name[2:4] if len(name) > 4 and name[:2] == "ch" and name[2:4].isdigit() and name[4] == "_" else None
+
+
+def chapters_here(root=ROOT):
+    """The chapters this repository has: chapters/chapters.json (all of them, or in a student's
+    repository those handed out)."""
+    return {c["nn"] for c in json.loads((root / "chapters" / "chapters.json").read_text(encoding="utf-8"))["chapters"]}
+
+
+def handed_out(name, chapters=None):
+    """Whether a figure, trace or plot is in this repository: its chapter is (or it has none)."""
+    nn = chapter_of(name)
+    return nn is None or nn in (chapters_here() if chapters is None else chapters)
 
 # One row per scanlab-viz run: its arguments (as for `./lab viz`), then {file the run writes: name
 # of the figure in book/docs/figures/}. Chapter 01's steps are computed from the input; the others
@@ -308,7 +327,8 @@ def check_plots(plots_dir, made):
 def plots_main(check_only, plots_dir, keep):
     tmp = tempfile.mkdtemp(prefix="scanlab-plots-")
     try:
-        made = draw_plots(tmp)
+        chapters = chapters_here()
+        made = draw_plots(tmp, [p for p in PLOTS if handed_out(p.name, chapters)])  # a release: its chapters'
         if not check_only:
             plots_dir.mkdir(parents=True, exist_ok=True)
             for name, new in sorted(made.items()):

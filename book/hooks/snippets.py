@@ -37,7 +37,8 @@ mkdocs.yml says two more things under `extra:`:
   the student's files come from there, not from exercises/, which holds the student's own work by
   then; a page with such a listing says so in a note under its title.
 - `left_out: [PAGE, ...]`: the pages of the chapters not handed out. A link to one of them becomes
-  its plain text (a book that leaves chapters out builds with --strict all the same).
+  its plain text (a book that leaves chapters out builds with --strict all the same), and so does
+  an image of one of their figures or plots (figures/.../chNN_*, which the release leaves out).
 """
 
 from __future__ import annotations
@@ -241,6 +242,22 @@ def unlink_pages(markdown: str, page: str, pages: set[str]) -> str:
     return _LINK.sub(plain, markdown)
 
 
+# An image of a figure, trace picture or plot of chapter NN (book/figures.py: chapter_of), and a
+# chapter's page (chapters/NN-slug.md).
+_FIGURE_IMAGE = re.compile(r"!\[(?P<text>[^\]]*)\]\((?P<target>(?:[^)\s]*/)?figures/(?:[^)\s/]+/)*"
+                           r"ch(?P<nn>[0-9]{2})_[^)\s/]*)\)")
+_CHAPTER_PAGE = re.compile(r"chapters/(?P<nn>[0-9]{2})-[^/]*\.md")
+
+
+def unlink_figures(markdown: str, pages: set[str]) -> str:
+    """The page's markdown with each image of a figure of a chapter whose page is one of `pages`
+    replaced by the image's text (a student's repository has no figures of the chapters left out)."""
+    gone = {m["nn"] for m in map(_CHAPTER_PAGE.fullmatch, pages) if m}
+    if not gone:
+        return markdown
+    return _FIGURE_IMAGE.sub(lambda m: m["text"] if m["nn"] in gone else m[0], markdown)
+
+
 def repo_root(config) -> Path:
     """The repository root: the folder above the one holding mkdocs.yml (book/)."""
     return Path(config["config_file_path"]).resolve().parent.parent
@@ -308,7 +325,7 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     gone = left_out(config) | (instructor_only(config) if edition(config) == "student" else set())
-    markdown = unlink_pages(markdown, page.file.src_path, gone)
+    markdown = unlink_figures(unlink_pages(markdown, page.file.src_path, gone), left_out(config))
     return expand(markdown, repo_root(config), page.file.src_path, edition(config), _leaks, stubs(config))
 
 

@@ -259,6 +259,15 @@ class EditionTest(unittest.TestCase):
         got = snippets.unlink_pages(text, "chapters/07.md", {"chapters/09-radix-sort.md", "emulator.md"})
         self.assertEqual(got, "See chapter\n09, [08](08-x.md), ![fig](../figures/a.svg) and the emulator.")
 
+    def test_figures_of_chapters_left_out_become_text(self):
+        text = ("![Chapter 07 on an H200](figures/plots/ch07_lookback.svg)\n\n"
+                "![tiles](../figures/ch01_steps.svg) ![fig6](../figures/ch07_fig6_snapshot.svg) "
+                "![a ch07 picture](../other/ch07_x.svg)")
+        got = snippets.unlink_figures(text, {"chapters/07-decoupled-lookback.md", "emulator.md"})
+        self.assertEqual(got, "Chapter 07 on an H200\n\n![tiles](../figures/ch01_steps.svg) fig6 "
+                              "![a ch07 picture](../other/ch07_x.svg)")
+        self.assertEqual(snippets.unlink_figures(text, set()), text)
+
     def test_instructor_pages_leave_the_nav(self):
         nav = [{"Intro": "index.md"}, {"Guide": [{"Teach": "teach.md"}]}, "teach.md",
                {"Chapters": [{"01": "chapters/01.md"}, {"Teach": "teach.md"}]}]

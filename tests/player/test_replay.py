@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The player's Python side without a browser: the replay (visualizer/player/replay.py) on the
 committed reference traces agrees with what the algorithms and the book say, and make_player.py
-finds the source lines and writes a page that a trace cannot break out of."""
+finds the source lines and writes a page that a trace cannot break out of. In a student's
+repository (./lab release) what needs a chapter not handed out, or solutions/, is skipped
+(handed_out.py)."""
 from __future__ import annotations
 
 import json
@@ -16,10 +18,15 @@ sys.path.insert(0, str(ROOT / "visualizer" / "player"))
 import make_player  # noqa: E402
 import replay  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import handed_out  # noqa: E402
+
 TRACES = ROOT / "book" / "docs" / "figures" / "traces"
 
 
-def trace(name):
+def trace(test, name):
+    """The committed trace NAME; `test` is skipped where its chapter is not handed out."""
+    handed_out.require(test, name)
     return (TRACES / f"{name}.jsonl").read_text(encoding="utf-8")
 
 
@@ -33,7 +40,7 @@ def inclusive(values):
 
 class ReplayTest(unittest.TestCase):
     def test_ch01_last_row_is_the_inclusive_scan(self):
-        text = trace("ch01_steps")
+        text = trace(self, "ch01_steps")
         steps = replay.steps(text)
         self.assertEqual(len(steps), 4)  # the input and offsets 1, 2, 4
         values, marks = replay.expected(text, 3)
@@ -41,7 +48,7 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(sorted(k for k in marks), [f"row/3/{i}" for i in range(4, 8)])  # offset 4 writes 4..7
 
     def test_ch02_down_sweep_ends_in_the_exclusive_scan(self):
-        text = trace("ch02_blelloch")
+        text = trace(self, "ch02_blelloch")
         steps = replay.steps(text)
         self.assertEqual([s["label"] for s in steps], ["input", "up", "up", "up", "clear", "down", "down", "down",
                                                        "result"])
@@ -52,7 +59,7 @@ class ReplayTest(unittest.TestCase):
         self.assertNotIn("wrong", marks.values())
 
     def test_ch03_up5_conflicts_unpadded_only(self):
-        text = trace("ch03_banks")
+        text = trace(self, "ch03_banks")
         k = [s["level"] for s in replay.steps(text)].index("up 5")
         values, marks = replay.expected(text, k)
         unpadded = [values[f"bank/unpadded/left/{lane}"] for lane in range(32)]
@@ -61,7 +68,7 @@ class ReplayTest(unittest.TestCase):
         self.assertFalse([key for key in marks if key.startswith("bank/padded/")])
 
     def test_ch05_tiles_end_as_the_result(self):
-        text = trace("ch05_scan_then_propagate")
+        text = trace(self, "ch05_scan_then_propagate")
         steps = replay.steps(text)
         values, marks = replay.expected(text, len(steps) - 1)
         result = steps[-1]
@@ -71,7 +78,7 @@ class ReplayTest(unittest.TestCase):
         self.assertNotIn("wrong", marks.values())
 
     def test_ch07_fig6(self):
-        text = trace("ch07_fig6")
+        text = trace(self, "ch07_fig6")
         meta, _, _ = replay.parse(text)
         k = [e["seq"] for e in replay.steps(text)].index(meta["fig6_seq"])
         self.assertEqual(replay.lookback_text(text, k), "P A A P A P X A | 2 4 - 8 - 12 - -")
@@ -82,7 +89,7 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(replay.lookback_text(text, end), "P P P P P P P P | 2 4 6 8 10 12 14 16")
 
     def test_ch07_a_tile_that_never_publishes_p_is_stuck(self):
-        lines = [json.loads(line) for line in trace("ch07_fig6").splitlines()]
+        lines = [json.loads(line) for line in trace(self, "ch07_fig6").splitlines()]
         kept = [e for e in lines if not (e.get("step") == 2 and e.get("label") in ("value", "flag")
                                          and e["fields"][0] == 2)]
         text = "\n".join(json.dumps(e) for e in kept) + "\n"
@@ -90,7 +97,7 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(marks, {"flag/2": "stuck"})
 
     def test_ch08_offsets_are_the_exclusive_prefix_of_the_counts(self):
-        text = trace("ch08_compaction")
+        text = trace(self, "ch08_compaction")
         meta, _, other = replay.parse(text)
         counts = next(o for o in other if o["type"] == "tile_counts")["counts"]
         tiles = meta["tiles"]
@@ -106,7 +113,7 @@ class ReplayTest(unittest.TestCase):
 
     def test_ch08_a_count_too_large_shifts_every_later_tile(self):
         out = []
-        for line in trace("ch08_compaction").splitlines():
+        for line in trace(self, "ch08_compaction").splitlines():
             e = json.loads(line)
             if e.get("label") == "scatter" and e["step"] >= 2:  # phase 1 counted one too many in tile 2
                 e["fields"][0 if e["step"] > 2 else 1] += 1
@@ -120,6 +127,7 @@ class ReplayTest(unittest.TestCase):
 
 class MakePlayerTest(unittest.TestCase):
     def test_source_lines(self):
+        handed_out.require(self, "ch02_", "ch07_", solutions=True)
         index = make_player.source_index(["solutions/02_blelloch", "chapters/02_blelloch"])
         up = index["up"]
         self.assertEqual(len(up), 1)
@@ -134,6 +142,7 @@ class MakePlayerTest(unittest.TestCase):
         self.assertIn("ticket", index)
 
     def test_student_view_shows_no_solution_line(self):
+        handed_out.require(self, "ch02_", solutions=True)
         index = make_player.source_index(["solutions/02_blelloch", "chapters/02_blelloch"])
         shown = make_player.student_view(index)
         for entries in shown.values():
@@ -153,6 +162,7 @@ class MakePlayerTest(unittest.TestCase):
         self.assertFalse(re.search(loads, page))
 
     def test_cli_writes_the_page_and_prints_its_path(self):
+        handed_out.require(self, "ch02_blelloch")
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "p.html"
             self.assertEqual(make_player.main([str(TRACES / "ch02_blelloch.jsonl"), "--out", str(out),
