@@ -5,7 +5,8 @@ small chapter range (--chapters 00-02) to keep it cheap.
 
   release_test.py tree      what is in it and what is not: one commit by "scanlab release"; no
                             solutions/, instructor edition, mutants, hostile corpus or grader
-                            tests; the chapters handed out only (manifest, book nav, pages, tests);
+                            tests; the chapters handed out only (manifest, book nav, pages, tests,
+                            figures, traces, plots);
                             the student README stands alone and names no solutions/; no line of a
                             solution's TODO region in the tree or in its built book (mkdocs
                             --strict, when mkdocs is here); what needs a solution says so; bad
@@ -95,6 +96,13 @@ def test_tree(dest: Path) -> None:
         left = [p for p in (f"chapters/{cid}", f"exercises/{cid}", f"tests/grade/{cid}.cu", f"book/docs/{c['page']}")
                 if (dest / p).exists()]
         check(not left, f"chapter {c['nn']} left out ({left or 'nothing of it'})")
+    # The book's figures, the players' traces and the plots are named chNN_... after their chapter.
+    figures = {p.relative_to(REPO).as_posix(): m[1] for p in sorted((REPO / "book/docs/figures").rglob("ch*"))
+               if (m := re.match(r"ch([0-9]{2})_", p.name)) and p.is_file()}
+    extra = [f for f, nn in figures.items() if nn not in KEPT and (dest / f).exists()]
+    check(not extra, f"no figure, trace or plot of a chapter not handed out ({extra or 'none'})")
+    lost = [f for f, nn in figures.items() if nn in KEPT and not (dest / f).is_file()]
+    check(not lost, f"the figures, traces and plots of chapters {KEPT} ({lost or 'all there'})")
     workflow = dest / ".github/workflows/classroom.yml"
     text = workflow.read_text(encoding="utf-8") if workflow.is_file() else ""
     graded = sorted(set(re.findall(r"--chapters ([0-9]{2})\b", text)))
