@@ -40,10 +40,15 @@ LEFT_OUT = {
     "tests/exercises/": "compares the exercises with the solutions",
     "tests/gpu/": "the GPU checks behind the book's measured figures: they run the solutions",
     "tests/lint/": "would judge the layout of the student's own code as a failure of the lab",
+    "tests/platforms/": "the course platforms' tests: they grade the solutions, the mutants and the hostile corpus",
     "book/mkdocs-instructor.yml": "the instructor edition",
     "docs/ARCHITECTURE.md": "the lab's developers' guide (solutions/, mutants, how to add a chapter)",
     "release/": "this tool",
 }
+# The book's figures, the players' traces and the plots are named chNN_... after their chapter
+# (book/figures.py: chapter_of); those of the chapters not handed out are left out with them.
+FIGURE_FOLDERS = ("book/docs/figures/", "book/docs/figures/src/", "book/docs/figures/traces/",
+                  "book/docs/figures/plots/")
 STUBS = "book/stubs"  # the stubs as handed out, which the book lists (book/hooks/snippets.py)
 
 
@@ -171,7 +176,7 @@ def selected(files: list[str], manifest: dict, kept: list[str], instructor_pages
     for c in dropped:
         cid = f"{c['nn']}_{c['slug']}"
         prefixes += [f"chapters/{cid}/", f"exercises/{cid}/", f"tests/grade/{cid}.", f"tests/grade/{cid}_",
-                     f"book/docs/{c['page']}"]
+                     f"book/docs/{c['page']}"] + [f"{folder}ch{c['nn']}_" for folder in FIGURE_FOLDERS]
     return [name for name in files if not any(name == p or name.startswith(p) for p in prefixes)]
 
 

@@ -78,7 +78,7 @@ def test_tree(dest: Path) -> None:
     check(len(log) == 1 and log[0].startswith("scanlab release|"), f"one commit by 'scanlab release' ({log})")
     check(run(["git", "status", "--porcelain"], cwd=dest).stdout == "", "the commit holds the whole tree")
     for gone in ("solutions", "book/mkdocs-instructor.yml", "book/docs/instructors.md", "tests/mutants",
-                 "tests/grader", "release", "docs/ARCHITECTURE.md"):
+                 "tests/grader", "tests/platforms", "release", "docs/ARCHITECTURE.md"):
         check(not (dest / gone).exists(), f"no {gone}")
     ours = [c for c in manifest(REPO) if c["nn"] in KEPT]
     others = [c for c in manifest(REPO) if c["nn"] not in KEPT]
