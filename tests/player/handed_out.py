@@ -24,6 +24,7 @@ def require(test, *names: str, solutions: bool = False) -> None:
     """Skips `test` unless the chapters of these traces are here (and solutions/, if asked)."""
     missing = sorted({figures.chapter_of(n) for n in names if not here(n)})
     if missing:
-        test.skipTest(f"chapter {', '.join(missing)} is not in this repository (chapters/chapters.json)")
+        which = f"chapter {missing[0]} is" if len(missing) == 1 else f"chapters {' and '.join(missing)} are"
+        test.skipTest(f"{which} not in this repository (chapters/chapters.json)")
     if solutions and not SOLUTIONS:
         test.skipTest("needs solutions/ (a student's repository has none)")
