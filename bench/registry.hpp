@@ -180,8 +180,12 @@ class Registry {
 // The baselines the ratios are taken against; the harness looks them up by these names.
 inline constexpr const char* kCopyRow = "copy";
 inline constexpr const char* kCubRow = "cub";
+// Copy kernels with chapter 11's tile, the ceilings of its two ways of moving bytes (copy_kernels.cuh):
+// ordinary rows, timed when asked for.
+inline constexpr const char* kCopyRegistersRow = "copy_registers";
+inline constexpr const char* kCopyStagedRow = "copy_staged";
 
-void register_baseline_rows(Registry& reg);  // rows_baselines.cu: copy, cub
+void register_baseline_rows(Registry& reg);  // rows_baselines.cu: copy, cub, copy_registers, copy_staged
 void register_chapter_rows(Registry& reg);   // rows_chapters.cu: one block per chapter
 
 }  // namespace scanlab::bench
