@@ -9,11 +9,20 @@
 #include <scanlab/monoid.hpp>
 
 #include "async_copy_scan_dispatch.cuh"  // chapters/ and solutions/11_async_copy_scan
+#include "copy_kernels.cuh"
 #include "registry.hpp"
 #include "tune.hpp"
 #include "async_copy_scan_tuned.cuh"  // chapters/11_async_copy_scan
 
 namespace scanlab::bench {
+
+// copy_registers and copy_staged (rows_baselines.cu) are ceilings of chapter 11 only while they copy
+// its default tile: a new default shape moves them too.
+static_assert(copy_kernels::kThreads == ch11::DefaultPolicy::kBlockThreads &&
+                  copy_kernels::kItems == ch11::DefaultPolicy::kItems &&
+                  copy_kernels::kChunks == ch11::DefaultPolicy::kChunks,
+              "bench/copy_kernels.cuh copies chapter 11's default tile (ch11::DefaultPolicy)");
+
 namespace {
 
 template <class P>
