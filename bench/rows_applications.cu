@@ -28,6 +28,7 @@
 #include <scanlab/verify.hpp>
 
 #include "registry.hpp"
+#include "rows_sort_u64.cuh"  // chapter 09 on uint64 keys: here, beside chapter 09's other rows
 #include "sort_check.hpp"
 
 #include <cub/device/device_partition.cuh>
@@ -540,6 +541,7 @@ void register_ch10(Registry& reg) {
 void register_application_rows(Registry& reg) {
   for (const Selection& sel : kSelections) register_ch08(reg, sel);
   for (const SortInput& in : kSortInputs) register_ch09(reg, in);
+  sort_u64::register_rows(reg);
   register_ch10(reg);
 }
 

@@ -1,23 +1,27 @@
 // scanlab_bench: the check of a key-value sort's values. Plain C++ (no CUDA), so that tests/bench
 // checks it on the host. The values the bench sorts are each key's index in the input.
+// The uint64 rows' keys check is here too.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace scanlab::bench {
 
 // "" when values[j] is the input index of the key got[j] for every j, increasing among equal keys:
 // with got the input's keys in order, that is what a stable sort writes (and every index once).
-inline std::string sorted_values_problem(const std::vector<int32_t>& in, const std::vector<int32_t>& got,
-                                         const std::vector<uint32_t>& values) {
+template <class Key>
+std::string sorted_values_problem_of(const std::vector<Key>& in, const std::vector<Key>& got,
+                                     const std::vector<uint32_t>& values) {
   if (values.size() != got.size()) return "the values are not as many as the keys";
   for (size_t j = 0; j < got.size(); ++j) {
     if (values[j] >= in.size() || in[values[j]] != got[j]) {
       return "value " + std::to_string(j) + ": " + std::to_string(values[j]) + " is not the input index of key " +
-             std::to_string(static_cast<uint32_t>(got[j]));
+             std::to_string(static_cast<std::make_unsigned_t<Key>>(got[j]));
     }
     if (j > 0 && got[j] == got[j - 1] && values[j] <= values[j - 1]) {
       return "values " + std::to_string(j - 1) + ", " + std::to_string(j) + ": equal keys out of input order (" +
@@ -25,6 +29,28 @@ inline std::string sorted_values_problem(const std::vector<int32_t>& in, const s
     }
   }
   return "";
+}
+
+// The int32 rows' keys (the harness's input as uint32 bit patterns).
+inline std::string sorted_values_problem(const std::vector<int32_t>& in, const std::vector<int32_t>& got,
+                                         const std::vector<uint32_t>& values) {
+  return sorted_values_problem_of(in, got, values);
+}
+
+// The uint64 rows (rows_sort_u64.cu), whose keys are not the harness's int32 input: "" when got is
+// in sorted by std::sort, else the first key that differs; then, where values are given, the values'
+// check above.
+inline std::string sorted_u64_problem(const std::vector<uint64_t>& in, const std::vector<uint64_t>& got,
+                                      const std::vector<uint32_t>* values) {
+  if (got.size() != in.size()) return "the output keys are not as many as the input's";
+  std::vector<uint64_t> want = in;
+  std::sort(want.begin(), want.end());
+  const auto [w, g] = std::mismatch(want.begin(), want.end(), got.begin());
+  if (w != want.end()) {
+    return "key " + std::to_string(w - want.begin()) + " is " + std::to_string(*g) + ", the sorted input's is " +
+           std::to_string(*w);
+  }
+  return values ? sorted_values_problem_of(in, got, *values) : std::string();
 }
 
 }  // namespace scanlab::bench

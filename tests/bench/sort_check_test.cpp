@@ -35,3 +35,32 @@ TEST_CASE("sorted_values_problem: a value that is not its key's index, or unwrit
   CHECK(!sorted_values_problem(kIn, kGot, {poison, poison, poison, poison, poison}).empty());
   CHECK(!sorted_values_problem(kIn, kGot, {3, 0, 2, 4}).empty());  // fewer values than keys
 }
+
+// The uint64 rows (bench/rows_sort_u64.cu): keys over all 64 bits, checked against a std::sort.
+namespace {
+using scanlab::bench::sorted_u64_problem;
+const uint64_t kBig = 0xfedcba9876543210ull;  // above 2^63: a signed compare would sort it first
+const std::vector<uint64_t> kIn64 = {kBig, 5, 1ull << 40, 5, 0};
+const std::vector<uint64_t> kGot64 = {0, 5, 5, 1ull << 40, kBig};
+}  // namespace
+
+TEST_CASE("sorted_u64_problem: the sorted keys and a stable sort's values pass") {
+  CHECK(sorted_u64_problem(kIn64, kGot64, nullptr).empty());
+  const std::vector<uint32_t> values = {4, 1, 3, 2, 0};
+  CHECK(sorted_u64_problem(kIn64, kGot64, &values).empty());
+  CHECK(sorted_u64_problem({}, {}, nullptr).empty());
+}
+
+TEST_CASE("sorted_u64_problem: unsorted, changed or missing keys fail") {
+  CHECK(sorted_u64_problem(kIn64, {0, 5, 5, kBig, 1ull << 40}, nullptr).find("key 3") != std::string::npos);
+  CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, 1ull << 40, kBig - 1}, nullptr).empty());  // a low bit lost
+  CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, 1ull << 40, kBig & 0xffffffffull}, nullptr).empty());  // high half
+  CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, 1ull << 40}, nullptr).empty());  // a key short
+}
+
+TEST_CASE("sorted_u64_problem: a value that did not move with its key, or out of input order, fails") {
+  const std::vector<uint32_t> moved = {4, 1, 3, 0, 2};
+  CHECK(sorted_u64_problem(kIn64, kGot64, &moved).find("value 3") != std::string::npos);
+  const std::vector<uint32_t> unstable = {4, 3, 1, 2, 0};
+  CHECK(sorted_u64_problem(kIn64, kGot64, &unstable).find("not stable") != std::string::npos);
+}
