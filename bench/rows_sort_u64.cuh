@@ -41,7 +41,6 @@
 
 namespace scanlab::bench::sort_u64 {
 
-
 // splitmix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014): every
 // output bit uniform, so the keys are uniform over all 2^64 patterns.
 __host__ __device__ inline uint64_t splitmix64(uint64_t x) {
@@ -81,10 +80,11 @@ struct U64Sort {
 using U64Runner = std::function<void(U64Sort&, size_t, cudaStream_t)>;
 
 inline Row& add_u64_row(Registry& reg, const std::string& name, const std::string& what, bool pairs,
-                 std::function<U64Runner(size_t)> make) {
+                        std::function<U64Runner(size_t)> make) {
   Row& r = reg.add({name,
-                    what + (pairs ? "; uint64 keys uniform over all 64 bits, uint32 values (input index)"
-                                  : "; uint64 keys uniform over all 64 bits") +
+                    what +
+                        (pairs ? "; uint64 keys uniform over all 64 bits, uint32 values (input index)"
+                               : "; uint64 keys uniform over all 64 bits") +
                         " (int32 rows: n keys of the row's own; GB/s counts 8 bytes a key" +
                         (pairs ? ", 4 a value" : "") + "; x copy: the time of copying n int32 over this row's)",
                     Check::custom});
@@ -95,14 +95,17 @@ inline Row& add_u64_row(Registry& reg, const std::string& name, const std::strin
     auto state = std::make_shared<U64Sort>(n, pairs);
     *last = state;
     U64Runner sort = make(n);
-    return Runner<int32_t>([state, sort](const int32_t*, int32_t*, size_t m, cudaStream_t s) { sort(*state, m, s); });
+    return Runner<int32_t>([state, sort](const int32_t*, int32_t*, size_t m, cudaStream_t s) {
+      sort(*state, m, s);
+    });
   };
   r.verify_int32 = [last](const std::vector<int32_t>&, const std::vector<int32_t>&) -> std::string {
     if (!*last) return "no keys were made";
     const U64Sort& st = **last;
     std::vector<uint32_t> values;
     if (st.values_out) values = st.values_out->download();
-    std::string why = sorted_u64_problem(st.keys_in.download(), st.keys_out.download(), st.values_out ? &values : nullptr);
+    std::string why =
+        sorted_u64_problem(st.keys_in.download(), st.keys_out.download(), st.values_out ? &values : nullptr);
     last->reset();
     return why;
   };

@@ -53,9 +53,9 @@ TEST_CASE("sorted_u64_problem: the sorted keys and a stable sort's values pass")
 
 TEST_CASE("sorted_u64_problem: unsorted, changed or missing keys fail") {
   CHECK(sorted_u64_problem(kIn64, {0, 5, 5, kBig, 1ull << 40}, nullptr).find("key 3") != std::string::npos);
-  CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, 1ull << 40, kBig - 1}, nullptr).empty());  // a low bit lost
+  CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, 1ull << 40, kBig - 1}, nullptr).empty());              // a low bit lost
   CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, 1ull << 40, kBig & 0xffffffffull}, nullptr).empty());  // high half
-  CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, 1ull << 40}, nullptr).empty());  // a key short
+  CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, 1ull << 40}, nullptr).empty());                        // a key short
 }
 
 TEST_CASE("sorted_u64_problem: a value that did not move with its key, or out of input order, fails") {

@@ -50,7 +50,8 @@ def problems(listing: str) -> list[str]:
             wrong.append(f"no row {name}")
         elif "uniform over all 64 bits" not in rows[name] or "8 bytes a key" not in rows[name] \
                 or not rows[name].endswith(want):
-            wrong.append(f"{name} should say its keys (all 64 bits), its bytes (8 a key) and end '{want}': {rows[name]}")
+            wrong.append(f"{name} should say its keys (all 64 bits), its bytes (8 a key) and end '{want}': "
+                         f"{rows[name]}")
     return wrong
 
 
