@@ -6,8 +6,9 @@ it, and copy_staged saying where it falls back to registers. Exit 0 when so, 1 w
     python3 copy_rows_check.py build/cpu/bin/gpu/scanlab_bench
 """
 
-import subprocess
 import sys
+
+from bench_listing import main
 
 WANT = {
     "copy": ["device-to-device"],
@@ -17,11 +18,7 @@ WANT = {
 }
 
 
-def problems(listing: str) -> list[str]:
-    rows = {}
-    for line in listing.splitlines():
-        name, _, what = line.partition(" ")
-        rows[name] = what.strip()
+def problems(rows: dict[str, str]) -> list[str]:
     wrong = []
     for name, words in WANT.items():
         if name not in rows:
@@ -33,20 +30,5 @@ def problems(listing: str) -> list[str]:
     return wrong
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    done = subprocess.run([sys.argv[1], "--list"], capture_output=True, text=True, timeout=60)
-    if done.returncode != 0:
-        print(f"{sys.argv[1]} --list failed ({done.returncode}): {done.stderr.strip()}")
-        return 1
-    wrong = problems(done.stdout)
-    for w in wrong:
-        print(w)
-    print(f"copy rows: {len(wrong)} problem(s)")
-    return 1 if wrong else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, "copy rows", problems))

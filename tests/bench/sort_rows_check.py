@@ -7,18 +7,15 @@ CUB's with both item counts). Exit 0 when so, 1 with what is missing.
     python3 sort_rows_check.py build/cpu/bin/gpu/scanlab_bench
 """
 
-import subprocess
 import sys
+
+from bench_listing import main
 
 CH09 = {"ch09_radix_sort_keys": "keys", "ch09_radix_sort_pairs": "pairs", "ch09_onesweep_sort_keys": "keys",
         "ch09_onesweep_sort_pairs": "pairs", "ch09_radix_sort_split": "keys"}
 
 
-def problems(listing: str) -> list[str]:
-    rows = {}
-    for line in listing.splitlines():
-        name, _, what = line.partition(" ")
-        rows[name] = what.strip()
+def problems(rows: dict[str, str]) -> list[str]:
     wrong = []
     for sfx, keys in (("", "uniform over all 32 bits"), ("_narrow", "[-100, 100]")):
         for kind in ("keys", "pairs"):
@@ -55,20 +52,5 @@ def problems(listing: str) -> list[str]:
     return wrong
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    done = subprocess.run([sys.argv[1], "--list"], capture_output=True, text=True, timeout=60)
-    if done.returncode != 0:
-        print(f"{sys.argv[1]} --list failed ({done.returncode}): {done.stderr.strip()}")
-        return 1
-    wrong = problems(done.stdout)
-    for w in wrong:
-        print(w)
-    print(f"sort rows: {len(wrong)} problem(s)")
-    return 1 if wrong else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(__doc__, "sort rows", problems))
