@@ -37,7 +37,7 @@ inline std::string sorted_values_problem(const std::vector<int32_t>& in, const s
   return sorted_values_problem_of(in, got, values);
 }
 
-// The uint64 rows (rows_sort_u64.cu), whose keys are not the harness's int32 input: "" when got is
+// The uint64 rows (rows_sort_u64.cuh), whose keys are not the harness's int32 input: "" when got is
 // in sorted by std::sort, else the first key that differs; then, where values are given, the values'
 // check above.
 inline std::string sorted_u64_problem(const std::vector<uint64_t>& in, const std::vector<uint64_t>& got,

@@ -36,7 +36,7 @@ TEST_CASE("sorted_values_problem: a value that is not its key's index, or unwrit
   CHECK(!sorted_values_problem(kIn, kGot, {3, 0, 2, 4}).empty());  // fewer values than keys
 }
 
-// The uint64 rows (bench/rows_sort_u64.cu): keys over all 64 bits, checked against a std::sort.
+// The uint64 rows (bench/rows_sort_u64.cuh): keys over all 64 bits, checked against a std::sort.
 namespace {
 using scanlab::bench::sorted_u64_problem;
 const uint64_t kBig = 0xfedcba9876543210ull;  // above 2^63: a signed compare would sort it first

@@ -32,7 +32,7 @@ def problems(rows: dict[str, str]) -> list[str]:
                 wrong.append(f"no row {name}")
             elif keys not in rows[name] or not rows[name].endswith(want):
                 wrong.append(f"{name} should say its keys ({keys}) and end '{want}': {rows[name]}")
-    # The uint64 rows (bench/rows_sort_u64.cu): CUB with both item counts, each Onesweep row against
+    # The uint64 rows (bench/rows_sort_u64.cuh): CUB with both item counts, each Onesweep row against
     # the faster of its two, all on keys uniform over all 64 bits, counting 8 bytes a key.
     for kind in ("keys", "pairs"):
         for count in ("int", "size_t"):
