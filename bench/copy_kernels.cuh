@@ -37,6 +37,7 @@
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/tile.cuh>
+#include <scanlab/single_pass/two_tile_loop.cuh>  // valid_in_chunk
 
 namespace scanlab::bench::copy_kernels {
 
@@ -48,15 +49,6 @@ template <class T>
 using Chunk = single_pass::TileShape<T, kThreads, kItems>;
 template <class T>
 inline constexpr std::size_t kTileItems = std::size_t(kChunks) * Chunk<T>::TILE_ITEMS;
-
-// Elements of chunk c of a tile with `left` elements from its start.
-template <class T>
-__device__ __forceinline__ int valid_in_chunk(std::size_t left, int c) {
-  const std::size_t chunk_start = static_cast<std::size_t>(c) * Chunk<T>::TILE_ITEMS;
-  if (left <= chunk_start) return 0;
-  const std::size_t rest = left - chunk_start;
-  return rest < static_cast<std::size_t>(Chunk<T>::TILE_ITEMS) ? static_cast<int>(rest) : Chunk<T>::TILE_ITEMS;
-}
 
 // The register path for one tile: the whole tile in registers (64 elements a thread), then stored.
 // A partial tile (or unaligned pointers) goes element by element, as the tile library's partial path.
@@ -73,11 +65,13 @@ __device__ __forceinline__ void copy_tile_in_registers(const T* in, T* out, std:
   } else {
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      single_pass::load_partial_tile<C>(in + c * C::TILE_ITEMS, items[c], valid_in_chunk<T>(left, c), T{});
+      const int valid = single_pass::valid_in_chunk<C>(left, c * C::TILE_ITEMS);
+      single_pass::load_partial_tile<C>(in + c * C::TILE_ITEMS, items[c], valid, T{});
     }
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      single_pass::store_partial_tile<C>(out + c * C::TILE_ITEMS, items[c], valid_in_chunk<T>(left, c));
+      const int valid = single_pass::valid_in_chunk<C>(left, c * C::TILE_ITEMS);
+      single_pass::store_partial_tile<C>(out + c * C::TILE_ITEMS, items[c], valid);
     }
   }
 }
