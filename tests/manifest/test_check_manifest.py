@@ -42,8 +42,8 @@ class CheckManifest(unittest.TestCase):
         self.tmp = Path(tempfile.mkdtemp(prefix="scanlab-manifest-"))
         self.addCleanup(shutil.rmtree, self.tmp)
         shutil.copy(REPO / "lab", self.tmp / "lab")  # `lab packages` gives the package list
-        packages = subprocess.run(["bash", str(REPO / "lab"), "packages"], capture_output=True, text=True,
-                                  check=True).stdout.split()[1::2]
+        # Here as in a student's repository: no tests of grading a class, so none of their packages.
+        packages = self.lab_packages()
         self.write("chapters/chapters.json", MANIFEST)
         self.write("chapters/CMakeLists.txt", CMAKE)
         self.write("README.md", README.replace("PACKAGES", ", ".join(f"`{p}`" for p in packages)))
@@ -52,6 +52,10 @@ class CheckManifest(unittest.TestCase):
         for tree in ("exercises", "solutions"):
             self.write(f"{tree}/00_first/first.cuh", "\n")
         (self.tmp / "chapters" / "00_first").mkdir()
+
+    def lab_packages(self):
+        return subprocess.run(["bash", str(self.tmp / "lab"), "packages"], capture_output=True, text=True,
+                              check=True).stdout.split()[1::2]
 
     def write(self, name, text):
         path = self.tmp / name
@@ -104,6 +108,24 @@ class CheckManifest(unittest.TestCase):
     def test_readme_package_missing(self):
         self.edit("README.md", "`cmake`, ", "")
         self.assert_fails("only in lab:    ['cmake']")
+
+    def test_class_grading_packages_in_their_own_paragraph(self):
+        # With the tests of grading a class (the instructor's repository), lab installs their
+        # packages too, and the README must name them: in the paragraph after the list.
+        student = set(self.lab_packages())
+        for tests in ("grader", "platforms"):
+            (self.tmp / "tests" / tests).mkdir(parents=True)
+        extra = [p for p in self.lab_packages() if p not in student]
+        self.assertIn("slurmctld", extra)
+        self.assertIn("python3-jsonschema", extra)
+        self.assert_fails("only in lab:    [")
+        paragraph = "For the tests of grading a class, also: " + ", ".join(f"`{p}`" for p in extra) + "."
+        self.edit("README.md", "\n\nOptional: nothing.", "\n\n" + paragraph + "\n\nOptional: nothing.")
+        r = self.check()
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # Not a paragraph of its own kind: those packages are not counted.
+        self.edit("README.md", "For the tests of grading a class, also:", "Also:")
+        self.assert_fails("only in lab:    [")
 
     def test_unknown_apt_install(self):
         self.write("book/docs/extra.md", "Run `sudo apt-get install -y cmake not-a-lab-package`.\n")
