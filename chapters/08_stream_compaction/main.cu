@@ -10,6 +10,7 @@
 //   ch08_stream_compaction_solution --single-pass       chapter 07's look-back, fused (one kernel)
 //   ch08_stream_compaction_solution --single-pass --in-place   output over the input
 //   ch08_stream_compaction_solution --single-pass --partition  rejected ones reversed, like CUB's
+//   ch08_stream_compaction_solution --single-pass --two-tile-from 0   the large-input kernel at any n
 //   ch08_stream_compaction_solution --type float --threshold 0.5 -n 1M
 //   ch08_stream_compaction_solution_traced -n 30000 --trace t.jsonl   (traced build, for the player)
 #include <CLI/CLI.hpp>
@@ -51,6 +52,8 @@ struct Config {
   bool single_pass = false;
   bool in_place = false;
   bool skip_examples = false;
+  std::size_t two_tile_from = 0;  // with two_tile_set: the single pass's two-tile kernel from this n on
+  bool two_tile_set = false;
   std::string trace;  // traced builds: record each tile's scatter here (--trace)
 };
 
@@ -132,6 +135,7 @@ bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print,
   scanlab::DeviceBuffer<unsigned> d_count(1);
   ch08::CompactionWorkspace ws(n);
   ch08::SinglePassWorkspace sp(n);
+  if (cfg.two_tile_set) sp.partition_two_tile_from = sp.select_two_tile_from = cfg.two_tile_from;
   {
     SCANLAB_NVTX_RANGE("upload");
     d_in.upload(in);
@@ -263,11 +267,18 @@ int main(int argc, char** argv) {
   auto* inplace = app.add_flag("--in-place", cfg.in_place, "compact over the input (needs --single-pass)");
   inplace->needs(single);
   inplace->excludes(part);
+  auto* two_tile =
+      app.add_option("--two-tile-from", cfg.two_tile_from,
+                     "run the two-tile kernel from this many elements on (default: partition-if from " +
+                         std::to_string(ch08::kPartitionTwoTileFrom) + ", select-if from " +
+                         std::to_string(ch08::kSelectTwoTileFrom) + "; 0: at every size; needs --single-pass)");
+  two_tile->needs(single);
   app.add_flag("--no-examples", cfg.skip_examples, "skip the two worked examples");
   app.add_option("--trace", cfg.trace,
                  "write a trace of each tile's scatter (where it writes, its count) to this file "
                  "(traced builds: ch08_stream_compaction_solution_traced)");
   scanlab::run_cli(app, argc, argv);
+  cfg.two_tile_set = two_tile->count() > 0;
   if (!cfg.trace.empty()) {
     if (!scanlab::trace_enabled()) {
       return scanlab::usage_error(app, "--trace needs the traced build, ch08_stream_compaction_solution_traced");

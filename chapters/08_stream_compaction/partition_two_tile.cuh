@@ -1,27 +1,39 @@
-// Chapter 08, given: partition-if for large inputs, with two tiles per block and the tiles staged in
-// shared memory by bulk copies (chapter 11's way). Nothing here needs changing; it calls your
-// look_back_kept_count as the one-tile kernel does.
+// Chapter 08, given: partition-if and select-if for large inputs, with two tiles per block and the
+// tiles staged in shared memory by bulk copies (chapter 11's way). One agent and one kernel serve
+// both (kPartition). Nothing here needs changing; it calls your look_back_kept_count as the one-tile
+// kernel does.
 //
 // Why: in the one-tile kernel, while warp 0 looks back for its tile, the block's other warps wait at
 // a barrier, and no byte of a next tile is on its way. Partition-if stores every element, as a scan
 // does, so those waits are a large part of its time (on an H100 at 2^24, barrier stalls were the
 // kernel's largest stall reason, and the memory was busy half the time: the book's chapter 08,
-// "Measured"). Here a block runs the single-pass library's two-tile loop
+// "Measured"); a select-if stores only what it keeps, so it waits less, and gains only on the
+// largest inputs. Here a block runs the single-pass library's two-tile loop
 // (scanlab/single_pass/two_tile_loop.cuh): while its look-back warp looks back for tile t, its four
 // data warps land the next tile, count its kept elements and publish its count, then pack t in
 // shared memory and store it.
 //
 // A tile is kChunks chunks of 128 threads x 16 elements. Each chunk is packed and stored on its own
 // (tile_exchange.cuh), in place in its stage: its kept elements go out densely after those of the
-// chunks before it, its rejected ones backwards from the end of the output. Unlike the one-tile
-// kernel, the block knows where the chunk goes in the output before it packs it, so it packs it
-// with every element at a slot that lines up with its output address (tile_exchange.cuh,
-// VectorLayout): the stores move whole 16-byte vectors, four elements an instruction, and a warp's
-// stores fill whole 32-byte sectors. On an H100 that took 2-5% off the kernel's time at 2^22 to
-// 2^28 (book, chapter 08, "Measured").
+// chunks before it (partition: its rejected ones backwards from the end of the output; select-if
+// packs and stores the kept ones alone). Unlike the one-tile kernel, the block knows where the chunk
+// goes in the output before it packs it, so it packs it with every element at a slot that lines up
+// with its output address (tile_exchange.cuh, VectorLayout): the stores move whole 16-byte vectors,
+// four elements an instruction, and a warp's stores fill whole 32-byte sectors. On an H100 that took
+// 2-5% off the partition's time at 2^22 to 2^28 (book, chapter 08, "Measured").
+//
+// In place (select-if): a tile writes only below its own end, and only once every earlier tile has
+// published its count; so its input can be overwritten only by later tiles, after it has published.
+// A staged tile publishes once its bulk copies have landed, and never reads global memory again:
+// safe, as in the one-tile kernel. A tile that is not staged reads its input from global memory
+// twice, in reduce to count it and in scan_and_store to pack it, and publishes between the two, when
+// a later tile may already write over it. The last, partial tile has no later tile, but an unaligned
+// input stages no tile at all, so the in-place form sends an unaligned input to the one-tile kernel
+// (stream_compaction_single_pass_dispatch.cuh). The block's other tile needs no such care: it is a
+// later tile, so every store of this one lies below its input.
 //
 // Included by stream_compaction_single_pass_dispatch.cuh, which runs it for partition-if from
-// kPartitionTwoTileFrom elements on.
+// kPartitionTwoTileFrom elements on, and for select-if from kSelectTwoTileFrom.
 #pragma once
 // A __shared__ cuda::barrier has a constructor, which nvcc warns about (a __shared__ variable is
 // never constructed); init() is what sets it up, so the warning says nothing here.
@@ -77,9 +89,9 @@ constexpr std::size_t stage_bytes() {
   return static_cast<std::size_t>(kStages) * kChunks * chunk_slots<T>() * sizeof(T);
 }
 
-// A tile of kChunks staged chunks, partitioned, for the two-tile loop.
-template <class Shape, class T, class Pred>
-struct PartitionAgent {
+// A tile of kChunks staged chunks, partitioned (kPartition) or compacted, for the two-tile loop.
+template <class Shape, bool kPartition, class T, class Pred>
+struct CompactAgent {
   static constexpr int kDataThreads = Shape::BLOCK_THREADS;
   static constexpr int kTileItems = kChunks * Shape::TILE_ITEMS;
   static constexpr int kStages = two_tile::kStages;
@@ -161,7 +173,8 @@ struct PartitionAgent {
     look_back_kept_count(desc, tile, tile_count(s), polls, temp.tile_prefix);
   }
 
-  // The data warps: each chunk packed in place in its stage (kept elements first) and stored.
+  // The data warps: each chunk packed in place in its stage (kept elements first; partition: the
+  // rejected ones after them) and stored.
   // --8<-- [start:pack_and_store]
   __device__ void scan_and_store(int s, unsigned tile, bool from_stage) {
     const int warp = scanlab::warp_id();
@@ -181,9 +194,9 @@ struct PartitionAgent {
       const int valid = valid_from(at);
       const VectorLayout<Shape> layout(n, at, kept_before, count, valid);
       temp.data_warps.arrive_and_wait();  // the chunk is read: its stage may be overwritten
-      exchange_for_vectors<Shape>(items, kept, run_place, warp_before, layout, valid, stage_chunk(s, c));
+      exchange_for_vectors<kPartition, Shape>(items, kept, run_place, warp_before, layout, valid, stage_chunk(s, c));
       temp.data_warps.arrive_and_wait();  // the chunk is packed
-      store_vectors<Shape>(stage_chunk(s, c), layout, out, vector_stores);
+      store_vectors<kPartition, Shape>(stage_chunk(s, c), layout, out, vector_stores);
       kept_before += count;
     }
     if (tile == last_tile() && threadIdx.x == 0) *d_num_selected = static_cast<unsigned>(kept_before);
@@ -215,12 +228,12 @@ struct PartitionAgent {
   }
 };
 
-template <class Shape, class T, class Pred>
+template <class Shape, bool kPartition, class T, class Pred>
 __global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>())
-    partition_two_tile_kernel(const T* in, T* out, std::size_t n, unsigned* d_num_selected,
-                              CountDescriptors descriptors, single_pass::Ticket ticket, bool staged, bool vector_stores,
-                              single_pass::PollSchedule polls, Pred pred) {
-  using A = PartitionAgent<Shape, T, Pred>;
+    compact_two_tile_kernel(const T* in, T* out, std::size_t n, unsigned* d_num_selected, CountDescriptors descriptors,
+                            single_pass::Ticket ticket, bool staged, bool vector_stores,
+                            single_pass::PollSchedule polls, Pred pred) {
+  using A = CompactAgent<Shape, kPartition, T, Pred>;
   extern __shared__ __align__(128) unsigned char stage_bytes_[];  // both stages
   __shared__ typename A::TempStorage temp;
   __shared__ single_pass::TileSlots<A::kStages> slots;
@@ -232,7 +245,8 @@ __global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>())
   single_pass::clear_stale(ticket);  // the previous run's descriptors, for the next run
 }
 
-// The two-tile loop's poll schedule: chapter 11's.
+// The two-tile loop's poll schedule: chapter 11's (measured for the partition; select-if takes the
+// same).
 constexpr single_pass::PollSchedule kPolls = {1400, 900};
 
 template <class T>
@@ -241,13 +255,14 @@ std::size_t tiles_for(std::size_t n) {
 }
 
 // One launch over n > 0 elements (the caller checked n against the workspace, whose tiles are no
-// larger than these) on the storage's next side.
-template <class T, class Pred, class Storage>
-void launch(const T* in, T* out, unsigned* d_num_selected, std::size_t n, Pred pred, Storage& storage, cudaStream_t s) {
+// larger than these) on the storage's next side. `who` names the caller in errors.
+template <bool kPartition, class T, class Pred, class Storage>
+void launch(const T* in, T* out, unsigned* d_num_selected, std::size_t n, Pred pred, Storage& storage, cudaStream_t s,
+            const char* who) {
   using Shape = Chunk<T>;
-  auto* kernel = partition_two_tile_kernel<Shape, T, Pred>;
-  static const std::size_t resident = scanlab::resident_blocks_with_stage(
-      kernel, single_pass::two_tile_block_threads<Shape>(), stage_bytes<T>(), "ch08::partition_if");
+  auto* kernel = compact_two_tile_kernel<Shape, kPartition, T, Pred>;
+  static const std::size_t resident =
+      scanlab::resident_blocks_with_stage(kernel, single_pass::two_tile_block_threads<Shape>(), stage_bytes<T>(), who);
   const std::size_t tiles = tiles_for<T>(n);
   const auto next = storage.next_launch(tiles, s);
   kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)),

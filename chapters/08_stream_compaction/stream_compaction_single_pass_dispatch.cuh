@@ -16,12 +16,17 @@
 //   5. store    consecutive threads copy consecutive kept elements out: every warp's stores are
 //               dense and coalesced, whatever fraction is kept.
 // The input is read once: n reads and k writes (partition: n writes), the least a compaction moves.
+// Large inputs run another kernel with two tiles a block (partition_two_tile.cuh), whose data warps
+// land and count the next tile while its look-back warp looks back for this one.
 //
 // In place (select-if): a tile publishes its count only after it has read all of its input, and it
 // learns its own exclusive prefix only after every predecessor has published. So when a tile
 // writes, every earlier tile has already read its input; and it writes only below its own end, never
 // into a later tile's input. With the three phases there is no such order: the scatter kernel's
 // blocks run in any order, and a tile could overwrite an input an earlier tile has not read yet.
+// The two-tile kernel publishes a tile's count after all of the tile's reads only when it stages
+// the tile, so the in-place select-if runs it only on a 16-byte aligned input (partition_two_tile.cuh,
+// "In place").
 // Partition-if writes the rejected elements from the END of the output backwards (rejected element
 // number j goes to out[n - 1 - j]), as CUB's DevicePartition::If does: in one pass no tile knows the
 // total kept count, where rejected elements in input order would have to start. It cannot run in
@@ -142,6 +147,12 @@ constexpr single_pass::PollSchedule kPartitionPolls = {2800, 900};
 // two were within 4% of each other either way, and from 2^24 on it took less time: 2-5% at 2^24,
 // 9-10% at 2^26 and 11-12% at 2^28.
 constexpr std::size_t kPartitionTwoTileFrom = std::size_t(1) << 22;
+// Select-if from this many elements on. Measured on an H200 with the same agent made to select
+// (book/docs/measurements/h200-2026-11-27/ch08_select_two_tile/), the two-tile kernel's time over
+// the one-tile kernel's: with half kept 1.01-1.02 at 2^24, 0.94-0.96 at 2^26, 0.92 at 2^28; with a
+// tenth kept 1.07, 1.02-1.03 and 0.99-1.00; slower for both below 2^24. So from 2^26, where half
+// kept gains 4-6% and a tenth kept loses 2-3% (level from 2^28).
+constexpr std::size_t kSelectTwoTileFrom = std::size_t(1) << 26;
 
 inline std::size_t single_pass_tiles(std::size_t n) { return (n + kSinglePassTile - 1) / kSinglePassTile; }
 
@@ -152,9 +163,10 @@ struct SinglePassWorkspace {
   explicit SinglePassWorkspace(std::size_t n) : capacity(n), storage(single_pass_tiles(n)) {}
   std::size_t capacity;
   single_pass::DescriptorStorage<unsigned, single_pass::Descriptors::fused, CountDescriptors> storage;
-  // Partition-if runs the two-tile kernel (partition_two_tile.cuh) from this many elements on
-  // (tests set 0 to run it at every size).
-  std::size_t two_tile_from = kPartitionTwoTileFrom;
+  // Partition-if and select-if run the two-tile kernel (partition_two_tile.cuh) from these many
+  // elements on (tests set 0 to run it at every size).
+  std::size_t partition_two_tile_from = kPartitionTwoTileFrom;
+  std::size_t select_two_tile_from = kSelectTwoTileFrom;
 };
 
 namespace detail {
@@ -172,12 +184,13 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
     SCANLAB_CUDA_CHECK(cudaMemsetAsync(d_num_selected, 0, sizeof(unsigned), s));
     return;
   }
-  if constexpr (kPartition) {
-    static_assert(two_tile::tile_items<T>() >= kSinglePassTile, "the workspace counts tiles of kSinglePassTile");
-    if (n >= ws.two_tile_from) {
-      two_tile::launch(d_in, d_out, d_num_selected, n, pred, ws.storage, s);
-      return;
-    }
+  static_assert(two_tile::tile_items<T>() >= kSinglePassTile, "the workspace counts tiles of kSinglePassTile");
+  // In place only on an aligned input, whose whole tiles the two-tile kernel stages
+  // (partition_two_tile.cuh, "In place").
+  const bool two_tile_in_place_safe = d_in != d_out || single_pass::aligned16(d_in);
+  if (n >= (kPartition ? ws.partition_two_tile_from : ws.select_two_tile_from) && two_tile_in_place_safe) {
+    two_tile::launch<kPartition>(d_in, d_out, d_num_selected, n, pred, ws.storage, s, who);
+    return;
   }
   using Shape = SinglePassShape<kPartition, T>;
   static_assert(Shape::TILE_ITEMS >= kSinglePassTile, "the workspace counts tiles of kSinglePassTile");

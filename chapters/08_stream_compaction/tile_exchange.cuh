@@ -1,7 +1,7 @@
 // Chapter 08, given: how a single-pass compaction packs a tile's kept elements in shared memory and
 // stores them densely. Both single-pass kernels use these steps (the one-tile kernel in
-// stream_compaction_single_pass_dispatch.cuh, and the two-tile partition in partition_two_tile.cuh);
-// nothing here needs changing.
+// stream_compaction_single_pass_dispatch.cuh, and the two-tile kernel of large select-ifs and
+// partitions in partition_two_tile.cuh); nothing here needs changing.
 //
 // A thread holds Shape::ITEMS elements in the single-pass library's warp-striped order
 // (scanlab/single_pass/tile.cuh): one run of VEC consecutive elements per row, the warp's segment
@@ -150,7 +150,7 @@ __device__ __forceinline__ void store_exchanged(const T* slots, unsigned count, 
   }
 }
 
-// ---- the partition's exchange laid out for whole-vector stores ------------------------------------
+// ---- the exchange laid out for whole-vector stores --------------------------------------------------
 //
 // Once the chunk's place in the output is known before its exchange (the two-tile kernel looks back
 // first), the exchange can put every element at a slot with the same remainder modulo VEC as its
@@ -158,9 +158,11 @@ __device__ __forceinline__ void store_exchanged(const T* slots, unsigned count, 
 // instruction moves VEC elements, and a warp's stores cover whole 32-byte sectors, except at the two
 // ends of each run of kept and of rejected elements, where single elements go out.
 //   kept       rank r goes to output kept_before + r: slot kept_shift + r;
-//   rejected   the chunk's rejected ones fill the output downwards from n - 1 - rejected_before, so
-//              they occupy [rejected_first, rejected_first + R) for R of them; in slots from
-//              rejected_slot on, in OUTPUT order (the last rejected one of the chunk first).
+//   rejected   (partition only) the chunk's rejected ones fill the output downwards from
+//              n - 1 - rejected_before, so they occupy [rejected_first, rejected_first + R) for R of
+//              them; in slots from rejected_slot on, in OUTPUT order (the last rejected one of the
+//              chunk first).
+// A select-if uses the kept region alone: its rejected fields are computed and never used.
 // Slots used: at most the chunk's elements plus 3 * VEC - 3 (the two shifts and the rounding
 // between the regions): kVectorLayoutPad more than the chunk.
 template <class Shape>
@@ -194,8 +196,8 @@ struct VectorLayout {
   }
 };
 
-// The exchange into a VectorLayout: as exchange_kept_first<true>, at the layout's slots.
-template <class Shape, class T>
+// The exchange into a VectorLayout: as exchange_kept_first<kPartition>, at the layout's slots.
+template <bool kPartition, class Shape, class T>
 __device__ __forceinline__ void exchange_for_vectors(const T (&items)[Shape::ITEMS], unsigned kept,
                                                      const unsigned (&run_place)[Shape::ROWS], unsigned warp_before,
                                                      const VectorLayout<Shape>& layout, int valid, T* slots) {
@@ -204,8 +206,8 @@ __device__ __forceinline__ void exchange_for_vectors(const T (&items)[Shape::ITE
   for_each_ranked<Shape>(kept, run_place, warp_before, [&](int j, bool keep, unsigned rank, int i) {
     if (keep) {
       slots[layout.kept_shift + static_cast<int>(rank)] = items[j];
-    } else if (i < valid) {
-      slots[rejected_last_slot - (i - static_cast<int>(rank))] = items[j];
+    } else if (kPartition) {
+      if (i < valid) slots[rejected_last_slot - (i - static_cast<int>(rank))] = items[j];
     }
   });
 }
@@ -213,11 +215,12 @@ __device__ __forceinline__ void exchange_for_vectors(const T (&items)[Shape::ITE
 // The stores of a VectorLayout by the chunk's Shape::BLOCK_THREADS threads, one vector of slots
 // each in turn: a whole vector in one 16-byte streaming store (when `vectors`: the output is 16-byte
 // aligned and VEC elements fill 16 bytes), the vectors at the regions' ends element by element.
-template <class Shape, class T>
+// Without kPartition only the kept region: nothing is written past the chunk's kept elements.
+template <bool kPartition, class Shape, class T>
 __device__ __forceinline__ void store_vectors(const T* slots, const VectorLayout<Shape>& layout, T* out, bool vectors) {
   constexpr int V = Shape::VEC;
   const int kept_vectors = layout.kept_vectors();
-  const int all_vectors = kept_vectors + layout.rejected_vectors();
+  const int all_vectors = kept_vectors + (kPartition ? layout.rejected_vectors() : 0);
   for (int v = static_cast<int>(threadIdx.x); v < all_vectors; v += Shape::BLOCK_THREADS) {
     int slot;     // the vector's first slot
     T* dst;       // and its output address

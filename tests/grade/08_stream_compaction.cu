@@ -37,7 +37,11 @@ enum class Algo {
   single_pass_in_place,
   single_pass_partition,
   two_tile_partition,
-  two_tile_partition_unaligned
+  two_tile_partition_unaligned,
+  two_tile_select,
+  two_tile_select_unaligned,
+  two_tile_in_place,
+  two_tile_in_place_unaligned
 };
 
 // The predicates the runner offers (the chapter's ch08::IsPositive and ch08::GreaterThan).
@@ -58,6 +62,10 @@ const char* algo_name(Algo a) {
     case Algo::single_pass_partition: return "partition_if_single_pass";
     case Algo::two_tile_partition: return "partition_if_single_pass_two_tile";
     case Algo::two_tile_partition_unaligned: return "partition_if_single_pass_two_tile_unaligned";
+    case Algo::two_tile_select: return "select_if_single_pass_two_tile";
+    case Algo::two_tile_select_unaligned: return "select_if_single_pass_two_tile_unaligned";
+    case Algo::two_tile_in_place: return "select_if_single_pass_in_place_two_tile";
+    case Algo::two_tile_in_place_unaligned: return "select_if_single_pass_in_place_two_tile_unaligned";
     default: return "select_if";
   }
 }
@@ -65,6 +73,12 @@ const char* algo_name(Algo a) {
 // The single-pass partitions write the rejected elements backwards from the end, as CUB's does.
 bool reversed_rejected(Algo a) {
   return a == Algo::single_pass_partition || a == Algo::two_tile_partition || a == Algo::two_tile_partition_unaligned;
+}
+
+// The select-ifs into a separate output, which must stay unwritten past the kept elements.
+bool select_out_of_place(Algo a) {
+  return a == Algo::select || a == Algo::single_pass || a == Algo::two_tile_select ||
+         a == Algo::two_tile_select_unaligned;
 }
 
 template <class T>
@@ -170,7 +184,7 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
   const scanlab::VerifyResult v = scanlab::verify_exact(want.data(), r.out.data(), want.size());
   CHECK_MESSAGE(v.ok, v.message() << (v.ok ? std::string() : placement_hint(want, r.out, kept, algo)));
   ok = ok && v.ok;
-  if (algo == Algo::select || algo == Algo::single_pass) {
+  if (select_out_of_place(algo)) {
     const std::size_t untouched = scanlab::count_poison(r.out.data() + kept, in.size() - kept);
     CHECK_MESSAGE(untouched == in.size() - kept, "elements past the kept ones were written");
     ok = ok && untouched == in.size() - kept;
@@ -179,7 +193,7 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
 }
 
 // Tile boundaries of the single-pass tiles: select-if's 4096 elements, partition-if's 3072, and the
-// two-tile partition's chunks of 2048 in tiles of 4096.
+// two-tile kernel's chunks of 2048 in tiles of 4096.
 const std::size_t kSizes[] = {
     1,    2, 31, 32, 33, 511, 512, 513, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 3 * 4096 + 1234,
     40000};
@@ -422,12 +436,13 @@ TEST_CASE("partition_if_single_pass: kept ones in order, then the rejected ones 
   });
 }
 
-TEST_CASE("partition_if_single_pass with two tiles per block (the large-input kernel) equals it too" *
+TEST_CASE("partition_if_single_pass and select_if_single_pass (in place too) with two tiles per block: the "
+          "large-input kernel" *
           doctest::description("points: 5")) {
-  // The kernel that partitions large inputs, run at every size: a block's look-back warp calls your
-  // look_back_kept_count while its other warps count the next tile. Tiles of 4096 elements, staged
-  // in shared memory when whole; then through unaligned pointers, read and written element by
-  // element.
+  // The kernel that partitions and selects large inputs, run at every size: a block's look-back
+  // warp calls your look_back_kept_count while its other warps count the next tile. Tiles of 4096
+  // elements, staged in shared memory when whole; then through unaligned pointers, read and written
+  // element by element. (In place through unaligned pointers runs the one-tile kernel.)
   // First one input both ways: a look-back right in the one-tile kernel and wrong here is one
   // that picks its own warp.
   const auto probe = scanlab::random_vector<std::int32_t>(3 * 4096 + 5, test_seed(300), -100, 100);
@@ -440,8 +455,20 @@ TEST_CASE("partition_if_single_pass with two tiles per block (the large-input ke
                                                  "publish_and_look_back, and one lane writes tile_prefix.");
     return;
   }
-  for_each_block_order([] {
-    if (check_all_inputs(Algo::two_tile_partition)) check_all_inputs(Algo::two_tile_partition_unaligned);
+  bool ok = true;
+  for_each_block_order([&] {
+    for (const Algo algo : {Algo::two_tile_partition, Algo::two_tile_partition_unaligned, Algo::two_tile_select,
+                            Algo::two_tile_select_unaligned})
+      ok = ok && check_all_inputs(algo);
+  });
+  if (!ok) return;
+  // In place, on the emulator the blocks also take turns barrier by barrier (interleaved): a tile
+  // that read its input again after publishing its count would find later tiles' stores there.
+  EmuSettingsGuard guard;
+  emu_settings()["interleave"] = true;
+  for_each_block_order([&] {
+    for (const Algo algo : {Algo::two_tile_in_place, Algo::two_tile_in_place_unaligned})
+      ok = ok && check_all_inputs(algo);
   });
 }
 
