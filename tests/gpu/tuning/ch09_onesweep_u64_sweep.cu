@@ -1,0 +1,159 @@
+// Chapter 09's Onesweep on uint64 keys, a tuning sweep on a GPU (run by ch09_onesweep_u64_sweep.sh):
+// the whole sort of uint64 keys uniform over all 64 bits, and of pairs (uint32 values, as the bench's
+// u64 pairs rows), with several tile shapes against cub::DeviceRadixSort in the same process, at
+// 2^24, 2^26 and 2^28; median of 15 after 3 warm-ups. Every variant's output, keys and values, is
+// compared with CUB's (both sorts are stable, so they must agree exactly). CUB runs with an int and a
+// size_t item count (it takes another path for each); the ratios are against the faster.
+// The variants are split into sets (-DSWEEP_SET=1..4), one program each, so that nvcc builds them at once.
+// A tile's keys are exchanged in static shared memory, with its counters (about 17 KiB) beside them,
+// in the 48 KiB a static allocation may take: 8-byte keys fit at most 256 x 15.
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <scanlab/cuda_check.hpp>
+
+#include "onesweep_dispatch.cuh"
+#include "sweep_timing.cuh"
+
+#ifndef SWEEP_SET
+#define SWEEP_SET 1
+#endif
+
+namespace {
+
+using Key = std::uint64_t;
+using Value = std::uint32_t;
+
+// The faster of CUB's two item-count types.
+struct CubTime {
+  float ms;
+  const char* count;
+};
+CubTime faster(float int_ms, float size_t_ms) {
+  return int_ms <= size_t_ms ? CubTime{int_ms, "int"} : CubTime{size_t_ms, "size_t"};
+}
+
+template <class T>
+bool same_on_device(const T* a, const T* b, std::size_t n) {
+  std::vector<T> x(n), y(n);
+  SCANLAB_CUDA_CHECK(cudaMemcpy(x.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost));
+  SCANLAB_CUDA_CHECK(cudaMemcpy(y.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return x == y;
+}
+
+struct Buffers {
+  std::size_t n;
+  Key *keys, *out, *want_keys;
+  Value *values, *values_out, *want_values;
+};
+
+// One tile shape for keys and for pairs (the minimum blocks per SM of each in the shape).
+template <class Shape>
+void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs) {
+  ch09::OnesweepWorkspace<Key, Value, Shape, Shape> ws(b.n);
+  const float k = median_ms_of_15([&](int) {
+    ch09::onesweep_sort_keys(b.keys, b.out, b.n, ws);
+  });
+  const bool keys_ok = same_on_device(b.out, b.want_keys, b.n);
+  const float p = median_ms_of_15([&](int) {
+    ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws);
+  });
+  const bool pairs_ok = same_on_device(b.out, b.want_keys, b.n) && same_on_device(b.values_out, b.want_values, b.n);
+  cudaFuncAttributes keys_attr{}, pairs_attr{};
+  SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&keys_attr, ch09::onesweep_pass_kernel<Shape, Key, Value, false>));
+  SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&pairs_attr, ch09::onesweep_pass_kernel<Shape, Key, Value, true>));
+  std::printf("  %-16s regs %3d/%3d spill %4zu/%4zu B | keys %.4f ms x%.3f %s | pairs %.4f ms x%.3f %s\n", name,
+              keys_attr.numRegs, pairs_attr.numRegs, keys_attr.localSizeBytes, pairs_attr.localSizeBytes, k,
+              cub_keys / k, keys_ok ? "ok" : "WRONG", p, cub_pairs / p, pairs_ok ? "ok" : "WRONG");
+}
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+int main() {
+  for (int lg : {24, 26, 28}) {
+    const std::size_t n = std::size_t(1) << lg;
+    std::vector<Key> h(n);
+    std::vector<Value> index(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      h[i] = splitmix64(i + 12345);
+      index[i] = static_cast<Value>(i);
+    }
+    Buffers b{n};
+    SCANLAB_CUDA_CHECK(cudaMalloc(&b.keys, n * sizeof(Key)));
+    SCANLAB_CUDA_CHECK(cudaMalloc(&b.out, n * sizeof(Key)));
+    SCANLAB_CUDA_CHECK(cudaMalloc(&b.want_keys, n * sizeof(Key)));
+    SCANLAB_CUDA_CHECK(cudaMalloc(&b.values, n * sizeof(Value)));
+    SCANLAB_CUDA_CHECK(cudaMalloc(&b.values_out, n * sizeof(Value)));
+    SCANLAB_CUDA_CHECK(cudaMalloc(&b.want_values, n * sizeof(Value)));
+    SCANLAB_CUDA_CHECK(cudaMemcpy(b.keys, h.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
+    SCANLAB_CUDA_CHECK(cudaMemcpy(b.values, index.data(), n * sizeof(Value), cudaMemcpyHostToDevice));
+    std::size_t tb = 0;
+    for (const bool wide : {false, true}) {  // temp storage for either count type
+      std::size_t k = 0, p = 0;
+      if (wide) {
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want_keys, n));
+        SCANLAB_CUDA_CHECK(
+            cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want_keys, b.values, b.want_values, n));
+      } else {
+        const int count = static_cast<int>(n);
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want_keys, count));
+        SCANLAB_CUDA_CHECK(
+            cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want_keys, b.values, b.want_values, count));
+      }
+      tb = std::max({tb, k, p});
+    }
+    void* tmp = nullptr;
+    SCANLAB_CUDA_CHECK(cudaMalloc(&tmp, tb));
+    const auto cub_keys = [&](auto count) {
+      return median_ms_of_15([&](int) {
+        std::size_t t = tb;
+        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want_keys, count));
+      });
+    };
+    const auto cub_pairs = [&](auto count) {  // leaves CUB's sorted pairs in want_keys, want_values
+      return median_ms_of_15([&](int) {
+        std::size_t t = tb;
+        SCANLAB_CUDA_CHECK(
+            cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.want_keys, b.values, b.want_values, count));
+      });
+    };
+    const float keys_int = cub_keys(static_cast<int>(n)), keys_size_t = cub_keys(n);
+    const float pairs_int = cub_pairs(static_cast<int>(n)), pairs_size_t = cub_pairs(n);
+    const CubTime keys = faster(keys_int, keys_size_t), pairs = faster(pairs_int, pairs_size_t);
+    std::printf("uint64 keys 2^%d: cub SortKeys %.4f ms (int) %.4f ms (size_t), SortPairs %.4f ms (int) %.4f ms "
+                "(size_t); x CUB against keys with %s, pairs with %s\n",
+                lg, keys_int, keys_size_t, pairs_int, pairs_size_t, keys.count, pairs.count);
+    using ch09::OnesweepShape;
+#if SWEEP_SET == 1
+    variant<ch09::OnesweepKeysShape<Key>>("given 256x8 min3", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 10, 3>>("256x10 min3", b, keys.ms, pairs.ms);
+#elif SWEEP_SET == 2
+    variant<OnesweepShape<256, 12, 3>>("256x12 min3", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 12, 4>>("256x12 min4", b, keys.ms, pairs.ms);
+#elif SWEEP_SET == 3
+    variant<OnesweepShape<256, 14, 2>>("256x14 min2", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 14, 3>>("256x14 min3", b, keys.ms, pairs.ms);
+#else
+    variant<OnesweepShape<256, 12, 2>>("256x12 min2", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 8, 4>>("256x8 min4", b, keys.ms, pairs.ms);
+#endif
+    for (void* p :
+         {static_cast<void*>(b.keys), static_cast<void*>(b.out), static_cast<void*>(b.want_keys),
+          static_cast<void*>(b.values), static_cast<void*>(b.values_out), static_cast<void*>(b.want_values), tmp}) {
+      SCANLAB_CUDA_CHECK(cudaFree(p));
+    }
+  }
+  SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
+  std::printf("done\n");
+  return 0;
+}
