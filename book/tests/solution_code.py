@@ -8,11 +8,13 @@ solutions/. From each region this takes its distinctive lines: not blank, not on
 punctuation, not a comment, at least MIN_LENGTH characters, and not code that the student is given
 anyway: code found in a source file outside solutions/ (chapters/, common/, the exercise's own code,
 ...) or outside the TODO regions of a solutions/ file, such as `__syncthreads();` or
-`const int tid = static_cast<int>(threadIdx.x);`. The comments inside an exercise's TODO regions
-are not given: they are hints, and a hint that holds a line of the answer gives it away. A line's
-trailing `//` comment is dropped, and lines compare with their whitespace collapsed. A page shows a
-line when the line occurs in the page's text (the HTML without its tags, the way a reader sees it,
-so syntax highlighting does not hide it); a file, when it occurs in the file's text.
+`const int tid = static_cast<int>(threadIdx.x);`. A region with no such line (each of its lines
+is given somewhere) is looked for by its runs of consecutive lines that are not given
+(distinctive_runs). The comments inside an exercise's TODO regions are not given: they are hints,
+and a hint that holds a line of the answer gives it away. A line's trailing `//` comment is
+dropped, and lines compare with their whitespace collapsed. A page shows a line when the line
+occurs in the page's text (the HTML without its tags, the way a reader sees it, so syntax
+highlighting does not hide it); a file, when it occurs in the file's text.
 
     solution_code.py --site DIR                  fails when any page shows a solution line
                                                  (the student edition)
@@ -151,13 +153,32 @@ def todo_regions(root: Path = REPO) -> list[TodoRegion]:
         hidden = {number for begin, end in spans for number in range(begin, end + 1)}
         given += (normalize(line) for number, line in enumerate(lines) if number not in hidden)
     given_text = "\n".join(given)
+    given_flow = " ".join(given)  # as a scan sees a text: its lines run together
     regions: list[TodoRegion] = []
     for rel, lines, spans in inside:
         for begin, end in spans:
-            distinctive = dict.fromkeys(code_of(line) for line in lines[begin + 1:end])
-            regions.append(TodoRegion(rel, begin + 1, end + 1,
-                                      [line for line in distinctive if is_distinctive(line, given_text)]))
+            body = lines[begin + 1:end]
+            distinctive = dict.fromkeys(code_of(line) for line in body)
+            kept = [line for line in distinctive if is_distinctive(line, given_text)]
+            regions.append(TodoRegion(rel, begin + 1, end + 1, kept or distinctive_runs(body, given_flow)))
     return regions
+
+
+def distinctive_runs(body: list[str], given_flow: str) -> list[str]:
+    """For a region none of whose lines is its own (each one is given somewhere, as
+    `out[0] = running;` may be): its runs of consecutive lines that are not given, as a page or a
+    file shows them (blank lines aside, whitespace collapsed), the shortest such runs. The answer is
+    then the order of the lines, and a run is that order. A run holds at least one line of code
+    that would be distinctive on its own length (not only braces, short lines or comments)."""
+    rows = [normalize(line) for line in body if line.strip()]
+    for width in range(2, len(rows) + 1):
+        windows = [rows[i:i + width] for i in range(len(rows) - width + 1)]
+        runs = dict.fromkeys(" ".join(window) for window in windows
+                             if any(is_distinctive(code_of(row), "") for row in window))
+        kept = [run for run in runs if run not in given_flow]
+        if kept:
+            return kept
+    return []
 
 
 class _TextOfHtml(HTMLParser):
@@ -303,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"solution_code: {len(regions)} TODO regions in solutions/, "
           f"{sum(len(r.lines) for r in regions)} distinctive lines")
     if blind:
-        print(f"  {len(blind)} region(s) have no distinctive line and cannot be checked: "
+        print(f"  {len(blind)} region(s) have no distinctive line or run of lines (all of it is given "
+              "code too) and cannot be checked: "
               + ", ".join(blind))
 
     if args.expect == "absent":

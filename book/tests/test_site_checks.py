@@ -163,6 +163,32 @@ class SolutionCodeTest(unittest.TestCase):
             rc = solution_code.main(["--root", str(self.root), "--tree", str(tree)])
         self.assertEqual(rc, 0, out.getvalue())
 
+    def test_a_region_of_given_lines_is_looked_for_as_runs_of_them(self):
+        # Every line of the answer is given somewhere (here, apart, in another order): the
+        # region is then found by its runs of consecutive lines, which are not given.
+        (self.root / "common/helper.hpp").write_text(
+            GIVEN + "return secret_total + given_offset(n);\nint q = 0;\n"
+            "int secret_total = reduce_the_tile(in, n);\n", encoding="utf-8")
+        [region] = solution_code.todo_regions(self.root)
+        self.assertEqual(region.lines, [
+            "const int tid = static_cast<int>(threadIdx.x); // a comment the student never sees",
+            "// a comment the student never sees int secret_total = reduce_the_tile(in, n);",
+            "int secret_total = reduce_the_tile(in, n); {",
+            "x = 1; return secret_total + given_offset(n); // why"])
+        (self.site / "chapters" / "01.html").write_text(
+            "<pre><code>" + highlighted("int secret_total = reduce_the_tile(in, n);") + "</code></pre>"
+            + "<p>" + highlighted("x = 1;\n  return secret_total + given_offset(n);  // why") + "</p>",
+            encoding="utf-8")
+        rc, out = self.scan()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("solutions/01_x/x.cuh:2-10: x = 1; return secret_total", out)
+        # The lines apart, as the given code has them, are no leak.
+        (self.site / "chapters" / "01.html").write_text(
+            "<pre><code>" + highlighted(GIVEN + "int q = 0;\nint secret_total = reduce_the_tile(in, n);")
+            + "</code></pre>", encoding="utf-8")
+        rc, out = self.scan()
+        self.assertEqual(rc, 0, out)
+
     def test_expect_shown_fails_when_no_page_includes_a_region(self):
         (self.root / "book" / "docs").mkdir(parents=True)
         rc, out = self.scan("--expect", "shown")
