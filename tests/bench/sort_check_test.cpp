@@ -64,3 +64,15 @@ TEST_CASE("sorted_u64_problem: a value that did not move with its key, or out of
   const std::vector<uint32_t> unstable = {4, 3, 1, 2, 0};
   CHECK(sorted_u64_problem(kIn64, kGot64, &unstable).find("not stable") != std::string::npos);
 }
+
+TEST_CASE("sorted_u64_problem: one reference serves the rows of one input, and sorts a new input anew") {
+  scanlab::bench::SortedU64Reference reference;
+  CHECK(sorted_u64_problem(kIn64, kGot64, nullptr, reference).empty());
+  CHECK(sorted_u64_problem(kIn64, kGot64, nullptr, reference).empty());  // the second row, same input
+  CHECK(!sorted_u64_problem(kIn64, {0, 5, 5, kBig, 1ull << 40}, nullptr, reference).empty());
+  // Another input of the same length: checked against its own sort, not the first one's.
+  const std::vector<uint64_t> other = {3, kBig, 1, 2, 0};
+  CHECK(sorted_u64_problem(other, {0, 1, 2, 3, kBig}, nullptr, reference).empty());
+  CHECK(sorted_u64_problem(other, kGot64, nullptr, reference).find("key 1") != std::string::npos);
+  CHECK(sorted_u64_problem(kIn64, kGot64, nullptr, reference).empty());  // and back
+}
