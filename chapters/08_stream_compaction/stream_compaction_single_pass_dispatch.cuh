@@ -16,7 +16,7 @@
 //   5. store    consecutive threads copy consecutive kept elements out: every warp's stores are
 //               dense and coalesced, whatever fraction is kept.
 // The input is read once: n reads and k writes (partition: n writes), the least a compaction moves.
-// Large inputs run another kernel with two tiles a block (partition_two_tile.cuh), whose data warps
+// Large inputs run another kernel with two tiles a block (compact_two_tile.cuh), whose data warps
 // land and count the next tile while its look-back warp looks back for this one.
 //
 // In place (select-if): a tile publishes its count only after it has read all of its input, and it
@@ -25,7 +25,7 @@
 // into a later tile's input. With the three phases there is no such order: the scatter kernel's
 // blocks run in any order, and a tile could overwrite an input an earlier tile has not read yet.
 // The two-tile kernel publishes a tile's count after all of the tile's reads only when it stages
-// the tile, so the in-place select-if runs it only on a 16-byte aligned input (partition_two_tile.cuh,
+// the tile, so the in-place select-if runs it only on a 16-byte aligned input (compact_two_tile.cuh,
 // "In place").
 // Partition-if writes the rejected elements from the END of the output backwards (rejected element
 // number j goes to out[n - 1 - j]), as CUB's DevicePartition::If does: in one pass no tile knows the
@@ -49,7 +49,7 @@
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/tile.cuh>
 
-#include "partition_two_tile.cuh"
+#include "compact_two_tile.cuh"
 #include "stream_compaction_single_pass.cuh"
 #include "tile_exchange.cuh"
 
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, SinglePassPolicy<kPartit
 constexpr single_pass::PollSchedule kSelectPolls = {2000, 500};
 constexpr single_pass::PollSchedule kPartitionPolls = {2800, 900};
 
-// Partition-if from this many elements on runs with two tiles per block (partition_two_tile.cuh).
+// Partition-if from this many elements on runs with two tiles per block (compact_two_tile.cuh).
 // Measured on an H100, int32 and float, half and a tenth kept (book, chapter 08, "Measured"): at
 // 2^20 and 2^21 the two-tile kernel took 8-13% longer than the one-tile kernel, at 2^22 and 2^23 the
 // two were within 4% of each other either way, and from 2^24 on it took less time: 2-5% at 2^24,
@@ -163,7 +163,7 @@ struct SinglePassWorkspace {
   explicit SinglePassWorkspace(std::size_t n) : capacity(n), storage(single_pass_tiles(n)) {}
   std::size_t capacity;
   single_pass::DescriptorStorage<unsigned, single_pass::Descriptors::fused, CountDescriptors> storage;
-  // Partition-if and select-if run the two-tile kernel (partition_two_tile.cuh) from these many
+  // Partition-if and select-if run the two-tile kernel (compact_two_tile.cuh) from these many
   // elements on (tests set 0 to run it at every size).
   std::size_t partition_two_tile_from = kPartitionTwoTileFrom;
   std::size_t select_two_tile_from = kSelectTwoTileFrom;
@@ -186,7 +186,7 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   }
   static_assert(two_tile::tile_items<T>() >= kSinglePassTile, "the workspace counts tiles of kSinglePassTile");
   // In place only on an aligned input, whose whole tiles the two-tile kernel stages
-  // (partition_two_tile.cuh, "In place").
+  // (compact_two_tile.cuh, "In place").
   const bool two_tile_in_place_safe = d_in != d_out || single_pass::aligned16(d_in);
   if (n >= (kPartition ? ws.partition_two_tile_from : ws.select_two_tile_from) && two_tile_in_place_safe) {
     two_tile::launch<kPartition>(d_in, d_out, d_num_selected, n, pred, ws.storage, s, who);

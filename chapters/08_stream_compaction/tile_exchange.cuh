@@ -1,7 +1,7 @@
 // Chapter 08, given: how a single-pass compaction packs a tile's kept elements in shared memory and
 // stores them densely. Both single-pass kernels use these steps (the one-tile kernel in
 // stream_compaction_single_pass_dispatch.cuh, and the two-tile kernel of large select-ifs and
-// partitions in partition_two_tile.cuh); nothing here needs changing.
+// partitions in compact_two_tile.cuh); nothing here needs changing.
 //
 // A thread holds Shape::ITEMS elements in the single-pass library's warp-striped order
 // (scanlab/single_pass/tile.cuh): one run of VEC consecutive elements per row, the warp's segment

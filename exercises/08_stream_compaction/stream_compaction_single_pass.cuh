@@ -10,8 +10,8 @@
 // Your code is here: that look-back. The kernel around it (the tile, the ranks, the exchange and
 // the stores) and the host side (the workspace, the launch, select_if_single_pass, its in-place form
 // and partition_if_single_pass) are given in
-// chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh; large partitions run
-// the two-tile kernel of partition_two_tile.cuh there, which calls your look-back too.
+// chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh; large inputs run
+// the two-tile kernel of compact_two_tile.cuh there, which calls your look-back too.
 #pragma once
 
 #include <cuda_runtime.h>
