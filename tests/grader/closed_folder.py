@@ -4,6 +4,9 @@
 # sandbox reads while it is still root, and the submission's own user is set inside.
 #
 #   closed_folder.py --build-dir BUILD [--work DIR]
+#   closed_folder.py --build-dir BUILD --then COMMAND...   run COMMAND there instead (ctest
+#                    grader_hostile: the whole hostile suite under the closed folder); not as root,
+#                    or where root may not make namespaces, COMMAND runs as it is
 #
 # Rebuilding the grader in a fresh clone would cost minutes of CI, so the checkout is instead put
 # under a closed folder where it is: in a mount namespace of this test's own, the checkout's parent
@@ -46,23 +49,32 @@ def expect(ok: bool, what: str) -> None:
         failures.append(what)
 
 
-def outer(build: Path) -> int:
+def why_not_closed() -> str:
+    """Why the checkout cannot be put under a closed folder here, or "" when it can."""
     if os.geteuid() != 0:
-        print("skipped: only root runs submissions as users of their own (run the test as root)")
-        return SKIP
+        return "only root runs submissions as users of their own (run the test as root)"
     box = sandboxing.probe()
     if not box.enabled or not box.privileged:
-        print("skipped: root may not make namespaces here (no CAP_SYS_ADMIN), so the grader uses the "
-              f"unprivileged sandbox, which needs passable folders ({box.reason or 'user namespaces'})")
-        return SKIP
+        return ("root may not make namespaces here (no CAP_SYS_ADMIN), so the grader uses the unprivileged "
+                f"sandbox, which needs passable folders ({box.reason or 'user namespaces'})")
     if REPO.parent == Path("/"):
-        print(f"skipped: the checkout {REPO} has no parent folder to close but /")
+        return f"the checkout {REPO} has no parent folder to close but /"
+    return ""
+
+
+def outer(build: Path, then: List[str]) -> int:
+    why = why_not_closed()
+    if why and then:
+        print(f"not under a closed folder: {why}\n+ " + " ".join(then), flush=True)
+        return subprocess.run(then).returncode
+    if why:
+        print(f"skipped: {why}")
         return SKIP
     # The tmpfs is made here (a 0700 folder of mkdtemp's) and then moved onto the checkout's parent.
     staging = Path(tempfile.mkdtemp(prefix="scanlab-closed-"))
     try:
         cmd = ["unshare", "--mount", "--propagation", "private", "--", sys.executable, __file__,
-               "--build-dir", str(build), "--inner", str(staging)]
+               "--build-dir", str(build), "--inner", str(staging)] + (["--then", *then] if then else [])
         print("+ " + " ".join(cmd), flush=True)
         return subprocess.run(cmd, cwd="/").returncode
     finally:
@@ -73,7 +85,7 @@ def mount(*args: str) -> None:
     subprocess.run(["mount", *args], check=True)
 
 
-def inner(build: Path, staging: Path) -> int:
+def inner(build: Path, staging: Path, then: List[str]) -> int:
     parent = REPO.parent
     mount("-t", "tmpfs", "-o", "mode=0700", "scanlab-closed", str(staging))
     (staging / REPO.name).mkdir()
@@ -83,6 +95,10 @@ def inner(build: Path, staging: Path) -> int:
            f"the checkout {REPO} lies under {parent}, mode 0700, which only root may enter")
     inside = build.resolve().is_relative_to(REPO)
     print(f"the grader build {build} " + ("is under it too" if inside else "is outside the checkout"))
+    if then:
+        print("+ " + " ".join(then), flush=True)
+        rc = subprocess.run(then).returncode
+        return rc if rc != 0 else len(failures)
 
     work = parent / "scanlab-closed-folder-test"
     work.mkdir(mode=0o700)
@@ -138,10 +154,12 @@ def main(argv: List[str]) -> int:
     p.add_argument("--build-dir", type=Path, required=True, help="the grader's build folder")
     p.add_argument("--work", type=Path, help="(unused: the test works in the closed folder it makes)")
     p.add_argument("--inner", type=Path, help=argparse.SUPPRESS)
+    p.add_argument("--then", nargs=argparse.REMAINDER, default=[],
+                   help="a command to run under the closed folder instead of the class of chapter 00")
     a = p.parse_args(argv)
     if a.inner:
-        return inner(a.build_dir.resolve(), a.inner)
-    return outer(a.build_dir.resolve())
+        return inner(a.build_dir.resolve(), a.inner, a.then)
+    return outer(a.build_dir.resolve(), a.then)
 
 
 if __name__ == "__main__":
