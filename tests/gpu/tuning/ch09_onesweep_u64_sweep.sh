@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Chapter 09's Onesweep on uint64 keys, a tile-shape sweep on a GPU: builds ch09_onesweep_u64_sweep.cu
-# once per set of variants (-DSWEEP_SET=1..4, at once: nvcc is one process per program) and runs each.
+# once per set of variants (-DSWEEP_SET=1..6, at once: nvcc is one process per program) and runs each.
 # Prints each shape's time for uint64 keys and pairs against cub::DeviceRadixSort at 2^24, 2^26 and
 # 2^28 (the faster of its int and size_t item counts, both printed).
 #
@@ -8,12 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 work=$(mktemp -d)
-for set in 1 2 3 4; do
+for set in 1 2 3 4 5 6; do
   nvcc -std=c++17 -O3 -arch=sm_90 -DSWEEP_SET=$set -I solutions/09_radix_sort -I chapters/09_radix_sort \
     -I common/include -I tests/gpu/tuning tests/gpu/tuning/ch09_onesweep_u64_sweep.cu -o "$work/sweep$set" &
 done
 wait
-for set in 1 2 3 4; do
+for set in 1 2 3 4 5 6; do
   echo "== set $set"
   "$work/sweep$set"
 done
