@@ -11,11 +11,12 @@
 # Rebuilding the grader in a fresh clone would cost minutes of CI, so the checkout is instead put
 # under a closed folder where it is: in a mount namespace of this test's own, the checkout's parent
 # folder is replaced by an empty tmpfs of mode 0700 that holds only the checkout (bound, so its
-# path and its build's absolute paths stay the same). There, as root, a class of chapter 00 is
-# graded with the grader's build and a --scratch folder both under 0700 folders: the reference
-# solution and a hostile one that rewrites the checkout score full marks, one that includes
-# /etc/passwd scores zero, all in the sandbox, and the checkout is unchanged. Exit status 77
-# (ctest: skipped) when not root, or where root may not make namespaces.
+# path and its build's absolute paths stay the same; a build folder beside the checkout is bound
+# there too). There, as root, a class of chapter 00 is graded with the grader's build and a
+# --scratch folder both under 0700 folders: the reference solution and a hostile one that rewrites
+# the checkout score full marks, one that includes /etc/passwd scores zero, all in the sandbox, and
+# the checkout is unchanged. Exit status 77 (ctest: skipped) when not root, or where root may not
+# make namespaces.
 """Grades chapter 00 as root from a checkout under a 0700 folder (see the comment above)."""
 
 import argparse
@@ -88,8 +89,13 @@ def mount(*args: str) -> None:
 def inner(build: Path, staging: Path, then: List[str]) -> int:
     parent = REPO.parent
     mount("-t", "tmpfs", "-o", "mode=0700", "scanlab-closed", str(staging))
-    (staging / REPO.name).mkdir()
-    mount("--rbind", str(REPO), str(staging / REPO.name))
+    # The checkout, and a build folder beside it (cmake -B ../build), keep their paths.
+    kept = [REPO]
+    if build.is_relative_to(parent) and not build.is_relative_to(REPO):
+        kept.append(parent / build.relative_to(parent).parts[0])
+    for folder in kept:
+        (staging / folder.name).mkdir()
+        mount("--rbind", str(folder), str(staging / folder.name))
     mount("--move", str(staging), str(parent))
     expect(stat.S_IMODE(parent.stat().st_mode) == 0o700 and (REPO / "lab").is_file(),
            f"the checkout {REPO} lies under {parent}, mode 0700, which only root may enter")
