@@ -80,8 +80,8 @@ struct U64Sort {
 using U64Runner = std::function<void(U64Sort&, size_t, cudaStream_t)>;
 
 // The reference the uint64 rows share: their input of each n, sorted once (sort_check.hpp).
-inline std::shared_ptr<SortedU64Reference> shared_reference() {
-  static const auto reference = std::make_shared<SortedU64Reference>();
+inline SortedU64Reference& shared_reference() {
+  static SortedU64Reference reference;
   return reference;
 }
 
@@ -105,14 +105,13 @@ inline Row& add_u64_row(Registry& reg, const std::string& name, const std::strin
       sort(*state, m, s);
     });
   };
-  r.verify_int32 = [last, reference = shared_reference()](const std::vector<int32_t>&,
-                                                          const std::vector<int32_t>&) -> std::string {
+  r.verify_int32 = [last](const std::vector<int32_t>&, const std::vector<int32_t>&) -> std::string {
     if (!*last) return "no keys were made";
     const U64Sort& st = **last;
     std::vector<uint32_t> values;
     if (st.values_out) values = st.values_out->download();
     std::string why = sorted_u64_problem(st.keys_in.download(), st.keys_out.download(),
-                                         st.values_out ? &values : nullptr, *reference);
+                                         st.values_out ? &values : nullptr, shared_reference());
     last->reset();
     return why;
   };
