@@ -1,9 +1,9 @@
 // Chapter 09's Onesweep tuning sweep on a GPU (run by ch09_onesweep_sweep.sh): the whole sort of
 // uint32 keys (and key-value pairs) with several tile shapes and poll schedules against
-// cub::DeviceRadixSort in the same process, 2^24..2^28 random keys; median of 15 after 3 warm-ups;
-// every variant's output is compared with CUB's. CUB runs with an int and a size_t item count (it
-// takes another path for each: on an H200 the 64-bit one is faster for keys, slower for pairs);
-// the ratios are against the faster, which the size's line names.
+// cub::DeviceRadixSort in the same process, 2^24..2^28 random keys; median of 15 after 3 warm-ups
+// (sweep_timing.cuh); every variant's output is compared with CUB's. CUB runs with an int and a
+// size_t item count (it takes another path for each: on an H200 the 64-bit one is faster for keys,
+// slower for pairs); the ratios are against the faster, which the size's line names.
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
@@ -13,41 +13,11 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "onesweep_dispatch.cuh"
+#include "sweep_timing.cuh"
 
 #ifndef VARIANT
 #define VARIANT "onesweep"
 #endif
-
-template <class F>
-float time_it(F f) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  std::vector<float> t;
-  for (int i = 0; i < 3; ++i) f();
-  for (int r = 0; r < 15; ++r) {
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  return t[t.size() / 2];
-}
-
-// The faster of CUB's two item-count types.
-struct CubTime {
-  float ms;
-  const char* count;
-};
-CubTime faster(float int_ms, float size_t_ms) {
-  return int_ms <= size_t_ms ? CubTime{int_ms, "int"} : CubTime{size_t_ms, "size_t"};
-}
 
 // Device buffers equal?
 bool same_on_device(const std::uint32_t* a, const std::uint32_t* b, std::size_t n) {
@@ -68,11 +38,11 @@ void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs
              scanlab::single_pass::PollSchedule polls = ch09::kOnesweepPolls) {
   ch09::OnesweepWorkspace<std::uint32_t, std::uint32_t, Shape, PairsShape> ws(b.n);
   ws.polls = polls;
-  const float k = time_it([&] {
+  const float k = median_ms_of_15([&](int) {
     ch09::onesweep_sort_keys(b.keys, b.out, b.n, ws);
   });
   const bool ok = same_on_device(b.out, b.want, b.n);
-  const float p = time_it([&] {
+  const float p = median_ms_of_15([&](int) {
     ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws);
   });
   int regs = 0;
@@ -127,13 +97,13 @@ int main() {
         void* tmp;
         cudaMalloc(&tmp, tb);
         const auto cub_keys = [&](auto count) {
-          return time_it([&] {
+          return median_ms_of_15([&](int) {
             std::size_t t = tb;
             cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, count);
           });
         };
         const auto cub_pairs = [&](auto count) {
-          return time_it([&] {
+          return median_ms_of_15([&](int) {
             std::size_t t = tb;
             cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, count);
           });
@@ -142,7 +112,7 @@ int main() {
         const float pairs_int = cub_pairs(static_cast<int>(n)), pairs_size_t = cub_pairs(n);
         const CubTime keys = faster(keys_int, keys_size_t), pairs = faster(pairs_int, pairs_size_t);
         const float ck = keys.ms, cp = pairs.ms;
-        float copy = time_it([&] {
+        float copy = median_ms_of_15([&](int) {
           cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice);
         });
         std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms (int) %.4f ms (size_t), SortPairs %.4f ms (int) %.4f "

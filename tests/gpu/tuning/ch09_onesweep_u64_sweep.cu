@@ -27,15 +27,6 @@ namespace {
 using Key = std::uint64_t;
 using Value = std::uint32_t;
 
-// The faster of CUB's two item-count types.
-struct CubTime {
-  float ms;
-  const char* count;
-};
-CubTime faster(float int_ms, float size_t_ms) {
-  return int_ms <= size_t_ms ? CubTime{int_ms, "int"} : CubTime{size_t_ms, "size_t"};
-}
-
 template <class T>
 bool same_on_device(const T* a, const T* b, std::size_t n) {
   std::vector<T> x(n), y(n);

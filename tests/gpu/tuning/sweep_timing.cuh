@@ -4,6 +4,8 @@
 //   median_ms_of_15(f)         the same, 15 runs (ch08_single_pass_sweep.cu, ch10_segmented_sweep.cu,
 //                              which rotate their inputs by the repetition number they are given)
 //   median_ms(f, reps)         f() (chapter 11's probes)
+//   faster(int_ms, size_t_ms)  the faster of CUB's two item-count paths, and its name (the sorts'
+//                              sweeps: CUB takes another path for an int and a size_t count)
 #pragma once
 
 #include <cuda_runtime.h>
@@ -47,4 +49,13 @@ float median_ms(F f, int reps = 20) {
         f();
       },
       reps);
+}
+
+// The faster of CUB's two item-count types, and which it was.
+struct CubTime {
+  float ms;
+  const char* count;
+};
+inline CubTime faster(float int_ms, float size_t_ms) {
+  return int_ms <= size_t_ms ? CubTime{int_ms, "int"} : CubTime{size_t_ms, "size_t"};
 }
