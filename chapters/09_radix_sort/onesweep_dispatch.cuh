@@ -60,14 +60,15 @@ namespace ch09 {
 // 4 bytes sort fastest in tiles of 256 threads x 24 keys with registers capped for 4 blocks per SM;
 // pairs, which hold a value beside every key, in tiles of 256 x 20 capped for 3 (capped harder,
 // they spill). Keys of 8 bytes, measured on an H200 (ch09_onesweep_u64_sweep.sh, uniform over 64
-// bits, uint32 values): keys in 256 x 12 capped for 4 blocks (64 registers), pairs in 256 x 14
-// capped for 3: at 2^24..2^28 they took 17-20% (keys) and 19% (pairs) less time than tiles of
-// 256 x 8 capped for 3 (book, chapter 09, "Measured").
+// bits, uint32 values): the largest tile whose keys fit in static shared memory, 256 x 15, capped
+// for 4 blocks when sorting keys (64 registers) and for 3 with pairs (80). Against the faster CUB
+// at 2^24..2^28: keys 0.99-1.02, pairs 0.82-0.89; tiles of 256 x 8 capped for 3, the first shape,
+// took 0.75-0.79 and 0.67-0.71 (book, chapter 09, "Measured").
 template <class Key>
-using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 12, 4>>;
+using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 15, 4, 3>>;
 template <class Key>
 using OnesweepPairsShape =
-    std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 20, 4, 3>, OnesweepShape<256, 14, 3>>;
+    std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 20, 4, 3>, OnesweepShape<256, 15, 4, 3>>;
 
 // Thread d's look-back finds its predecessors' counts mostly published already (they are written
 // before the exchange): no sleep before the first read, a short one between reads of an X.
