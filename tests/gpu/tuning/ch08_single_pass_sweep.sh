@@ -9,14 +9,16 @@
 #
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh shapes [T,I,M ...]     e.g. 128,32,6 256,16,3
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh polls  [F,E ...]       e.g. 2000,500 2800,900 (both algorithms)
+#   tests/gpu/tuning/ch08_single_pass_sweep.sh two_tile_polls [F,E ...]   the two-tile kernel's (compact_two_tile.cuh)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls [values...]}
+kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls|two_tile_polls [values...]}
 shift
 work=$(mktemp -d)
 dp=chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh
+tt=chapters/08_stream_compaction/compact_two_tile.cuh
 build() {  # build NAME: compile the sweep program against $work/NAME (searched first)
-  nvcc -std=c++17 -O3 -arch=sm_90 -DCONFIG="\"$1\"" -I "$work/$1" -I solutions/08_stream_compaction \
+  nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -DCONFIG="\"$1\"" -I "$work/$1" -I solutions/08_stream_compaction \
     -I chapters/08_stream_compaction -I common/include tests/gpu/tuning/ch08_single_pass_sweep.cu -o "$work/$1/sweep"
 }
 replace() {  # replace FILE OLD NEW OUT: OUT is FILE with the line OLD replaced (it must be there)
@@ -35,6 +37,16 @@ if [[ $kind == shapes ]]; then
       replace "$work/$name/a" "PartitionPolicy = single_pass::Policy<128, 24, single_pass::Descriptors::fused, single_pass::Lookback::warp, 8>;" \
         "PartitionPolicy = single_pass::Policy<$t, $i, single_pass::Descriptors::fused, single_pass::Lookback::warp, $m>;" \
         "$work/$name/stream_compaction_single_pass_dispatch.cuh"
+      names+=("$name")
+    done
+  done
+elif [[ $kind == two_tile_polls ]]; then
+  for c in "${@:-1400,900 700,400 2800,900 0,300}"; do
+    for v in $c; do
+      IFS=, read -r f e <<<"$v"; name="two_tile_polls_${f}_$e"; mkdir -p "$work/$name"
+      # the dispatch beside the changed file, so that its #include "compact_two_tile.cuh" finds that one
+      cp $dp "$work/$name/"
+      replace $tt "kPolls = {1400, 900};" "kPolls = {$f, $e};" "$work/$name/compact_two_tile.cuh"
       names+=("$name")
     done
   done
