@@ -152,8 +152,15 @@ def student_readme(template: str, readme: str, manifest: dict, kept: list[str]) 
     packages = re.search(r"^Debian packages \(what `./lab` installs.*?\n\n", readme, re.M | re.S)
     if not packages:
         raise ReleaseError("README.md has no paragraph 'Debian packages (what `./lab` installs ...'")
+    packages = packages.group(0).strip("\n")
+    if "12" not in kept:
+        # Open MPI serves chapter 12 alone; without it, lab neither installs nor lists it.
+        packages, found = re.subn(r"`libopenmpi-dev` and `openmpi-bin` \(chapter 12's[^)]*\),\s+", "", packages)
+        if found != 1:
+            raise ReleaseError("README.md's Debian packages do not name `libopenmpi-dev` and `openmpi-bin` "
+                               "(chapter 12's ...) as make_release.py expects")
     text = template
-    for name, value in (("chapter_table", "\n".join(table)), ("packages", packages.group(0).strip("\n")),
+    for name, value in (("chapter_table", "\n".join(table)), ("packages", packages),
                         ("first", next(f"{c['nn']}_{c['slug']}" for c in manifest["chapters"]
                                        if c["nn"] == kept[0]))):
         text = text.replace("{" + name + "}", value)

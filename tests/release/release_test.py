@@ -205,6 +205,10 @@ def test_devcontainer(dest: Path) -> None:
               if not line.startswith("lint ")}
     check(listed <= installed,
           f"./lab setup installs every package of lab's lists ({sorted(listed - installed)} missing)")
+    # Open MPI serves chapter 12 alone, which this release leaves out.
+    readme = (dest / "README.md").read_text(encoding="utf-8")
+    check("openmpi" not in " ".join(sorted(installed)) and "openmpi" not in readme,
+          "without chapter 12, ./lab setup installs no Open MPI and README.md names none")
 
 
 def grade(dest: Path, exercises: Path, build_dir: Path | None) -> dict:
