@@ -13,19 +13,12 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "onesweep_dispatch.cuh"
+#include "sweep_check.cuh"
 #include "sweep_timing.cuh"
 
 #ifndef VARIANT
 #define VARIANT "onesweep"
 #endif
-
-// Device buffers equal?
-bool same_on_device(const std::uint32_t* a, const std::uint32_t* b, std::size_t n) {
-  std::vector<std::uint32_t> x(n), y(n);
-  cudaMemcpy(x.data(), a, n * 4, cudaMemcpyDeviceToHost);
-  cudaMemcpy(y.data(), b, n * 4, cudaMemcpyDeviceToHost);
-  return x == y;
-}
 
 struct Buffers {
   std::size_t n;
@@ -45,13 +38,13 @@ void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs
   const float p = median_ms_of_15([&](int) {
     ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws);
   });
-  int regs = 0;
   cudaFuncAttributes attr{};
-  cudaFuncGetAttributes(&attr, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>);  // keys
-  regs = attr.numRegs;
+  SCANLAB_CUDA_CHECK(
+      cudaFuncGetAttributes(&attr, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>));
+  const int regs = attr.numRegs;  // of the keys' kernel
   int per_sm = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>, Shape::BLOCK_THREADS, 0);
+  SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>, Shape::BLOCK_THREADS, 0));
   std::printf("  %-8s %-16s polls %4u,%4u  regs %3d blocks/SM %d | keys %.4f ms x%.3f | pairs %.4f ms x%.3f %s\n",
               VARIANT, name, polls.first_ns, polls.every_ns, regs, per_sm, k, cub_keys / k, p, cub_pairs / p,
               ok ? "ok" : "WRONG");
@@ -75,37 +68,38 @@ int main() {
         }
         std::printf("%s keys\n", narrow ? "int32 in [-100, 100]" : "uniform 32-bit");
         Buffers b{n};
-        cudaMalloc(&b.keys, n * 4);
-        cudaMalloc(&b.out, n * 4);
-        cudaMalloc(&b.values, n * 4);
-        cudaMalloc(&b.values_out, n * 4);
-        cudaMalloc(&b.want, n * 4);
-        cudaMemcpy(b.keys, h.data(), n * 4, cudaMemcpyHostToDevice);
-        cudaMemset(b.values, 0, n * 4);
+        SCANLAB_CUDA_CHECK(cudaMalloc(&b.keys, n * 4));
+        SCANLAB_CUDA_CHECK(cudaMalloc(&b.out, n * 4));
+        SCANLAB_CUDA_CHECK(cudaMalloc(&b.values, n * 4));
+        SCANLAB_CUDA_CHECK(cudaMalloc(&b.values_out, n * 4));
+        SCANLAB_CUDA_CHECK(cudaMalloc(&b.want, n * 4));
+        SCANLAB_CUDA_CHECK(cudaMemcpy(b.keys, h.data(), n * 4, cudaMemcpyHostToDevice));
+        SCANLAB_CUDA_CHECK(cudaMemset(b.values, 0, n * 4));
         std::size_t tb = 0;
         for (const bool wide : {false, true}) {  // temp storage for either count type
           std::size_t k = 0, p = 0;
           if (wide) {
-            cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want, n);
-            cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want, b.values, b.values_out, n);
+            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want, n));
+            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want, b.values, b.values_out, n));
           } else {
-            cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want, static_cast<int>(n));
-            cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want, b.values, b.values_out, static_cast<int>(n));
+            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want, static_cast<int>(n)));
+            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want, b.values, b.values_out,
+                                                               static_cast<int>(n)));
           }
           tb = std::max({tb, k, p});
         }
         void* tmp;
-        cudaMalloc(&tmp, tb);
+        SCANLAB_CUDA_CHECK(cudaMalloc(&tmp, tb));
         const auto cub_keys = [&](auto count) {
           return median_ms_of_15([&](int) {
             std::size_t t = tb;
-            cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, count);
+            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, count));
           });
         };
         const auto cub_pairs = [&](auto count) {
           return median_ms_of_15([&](int) {
             std::size_t t = tb;
-            cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, count);
+            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, count));
           });
         };
         const float keys_int = cub_keys(static_cast<int>(n)), keys_size_t = cub_keys(n);
@@ -113,7 +107,7 @@ int main() {
         const CubTime keys = faster(keys_int, keys_size_t), pairs = faster(pairs_int, pairs_size_t);
         const float ck = keys.ms, cp = pairs.ms;
         float copy = median_ms_of_15([&](int) {
-          cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice);
+          SCANLAB_CUDA_CHECK(cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice));
         });
         std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms (int) %.4f ms (size_t), SortPairs %.4f ms (int) %.4f "
                     "ms (size_t); x CUB against keys with %s, pairs with %s\n",
@@ -140,12 +134,12 @@ int main() {
         variant<OnesweepShape<256, 24, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x24 min3", b, ck, cp);
         variant<OnesweepShape<256, 22, 4>, OnesweepPairsShape<std::uint32_t>>("keys 256x22 min4", b, ck, cp);
 #endif
-        cudaFree(b.keys);
-        cudaFree(b.out);
-        cudaFree(b.values);
-        cudaFree(b.values_out);
-        cudaFree(b.want);
-        cudaFree(tmp);
+        SCANLAB_CUDA_CHECK(cudaFree(b.keys));
+        SCANLAB_CUDA_CHECK(cudaFree(b.out));
+        SCANLAB_CUDA_CHECK(cudaFree(b.values));
+        SCANLAB_CUDA_CHECK(cudaFree(b.values_out));
+        SCANLAB_CUDA_CHECK(cudaFree(b.want));
+        SCANLAB_CUDA_CHECK(cudaFree(tmp));
       }
   const cudaError_t e = cudaDeviceSynchronize();
   std::printf("%s\n", cudaGetErrorString(e));

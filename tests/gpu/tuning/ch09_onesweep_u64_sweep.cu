@@ -16,6 +16,7 @@
 #include <scanlab/cuda_check.hpp>
 
 #include "onesweep_dispatch.cuh"
+#include "sweep_check.cuh"
 #include "sweep_timing.cuh"
 
 #ifndef SWEEP_SET
@@ -26,14 +27,6 @@ namespace {
 
 using Key = std::uint64_t;
 using Value = std::uint32_t;
-
-template <class T>
-bool same_on_device(const T* a, const T* b, std::size_t n) {
-  std::vector<T> x(n), y(n);
-  SCANLAB_CUDA_CHECK(cudaMemcpy(x.data(), a, n * sizeof(T), cudaMemcpyDeviceToHost));
-  SCANLAB_CUDA_CHECK(cudaMemcpy(y.data(), b, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return x == y;
-}
 
 struct Buffers {
   std::size_t n;
