@@ -154,7 +154,7 @@ struct CompactAgent {
       T items[Shape::ITEMS];
       const unsigned kept = load_keep_bits(s, tile, c, from_stage, items);
       unsigned run_place[Shape::ROWS];
-      const unsigned warp_count = warp_run_places<Shape>(kept, run_place);
+      const unsigned warp_count = warp_run_places_packed<Shape>(kept, run_place);
       if (scanlab::lane_id() == 0) temp.warp_counts[s][c][scanlab::warp_id()] = warp_count;
       temp.kept[s][c][threadIdx.x] = kept;
     }
@@ -189,7 +189,7 @@ struct CompactAgent {
       else load_from_global(tile, c, items);
       const unsigned kept = temp.kept[s][c][threadIdx.x];
       unsigned run_place[Shape::ROWS];
-      (void)warp_run_places<Shape>(kept, run_place);
+      (void)warp_run_places_packed<Shape>(kept, run_place);
       const std::size_t at = chunk_start(tile, c);
       const int valid = valid_from(at);
       const VectorLayout<Shape> layout(n, at, kept_before, count, valid);
