@@ -91,27 +91,31 @@ __device__ __forceinline__ unsigned warp_run_places(unsigned kept, unsigned (&ru
 // take three ballots and six popc a row; this takes a scan and a shuffle for four rows. In the
 // two-tile kernel, which finds the places twice a chunk, it took 2-4% off the partition's time and
 // 4-7% off the select-if's on an H200 (book, chapter 08). The one-tile kernel keeps the ballots: it
-// has not been measured with this.
+// has not been measured with this. Elements of 1 or 2 bytes (8 or 16 a run) keep them too: a row's
+// total, up to 256, would not fit in a byte.
 template <class Shape>
 __device__ __forceinline__ unsigned warp_run_places_packed(unsigned kept, unsigned (&run_place)[Shape::ROWS]) {
-  static_assert(scanlab::kWarpThreads * Shape::VEC <= 0xff, "a row's total over the warp fits in a byte");
-  constexpr unsigned kRunMask = (1u << Shape::VEC) - 1u;
-  unsigned warp_count = 0;
+  if constexpr (scanlab::kWarpThreads * Shape::VEC > 0xff) {
+    return warp_run_places<Shape>(kept, run_place);
+  } else {
+    constexpr unsigned kRunMask = (1u << Shape::VEC) - 1u;
+    unsigned warp_count = 0;
 #pragma unroll
-  for (int g = 0; g < Shape::ROWS; g += 4) {  // rows g .. g + 3, byte q for row g + q
-    unsigned counts = 0;
+    for (int g = 0; g < Shape::ROWS; g += 4) {  // rows g .. g + 3, byte q for row g + q
+      unsigned counts = 0;
 #pragma unroll
-    for (int q = 0; q < 4 && g + q < Shape::ROWS; ++q)
-      counts |= static_cast<unsigned>(__popc((kept >> ((g + q) * Shape::VEC)) & kRunMask)) << (8 * q);
-    unsigned totals;
-    const unsigned before = scanlab::warp_inclusive_scan(counts, scanlab::Plus<unsigned>{}, totals) - counts;
+      for (int q = 0; q < 4 && g + q < Shape::ROWS; ++q)
+        counts |= static_cast<unsigned>(__popc((kept >> ((g + q) * Shape::VEC)) & kRunMask)) << (8 * q);
+      unsigned totals;
+      const unsigned before = scanlab::warp_inclusive_scan(counts, scanlab::Plus<unsigned>{}, totals) - counts;
 #pragma unroll
-    for (int q = 0; q < 4 && g + q < Shape::ROWS; ++q) {
-      run_place[g + q] = warp_count + ((before >> (8 * q)) & 0xffu);
-      warp_count += (totals >> (8 * q)) & 0xffu;
+      for (int q = 0; q < 4 && g + q < Shape::ROWS; ++q) {
+        run_place[g + q] = warp_count + ((before >> (8 * q)) & 0xffu);
+        warp_count += (totals >> (8 * q)) & 0xffu;
+      }
     }
+    return warp_count;
   }
-  return warp_count;
 }
 
 // Every element of the thread in the tile's order with its rank: place(j, keep, rank, i) for
