@@ -1,9 +1,10 @@
 // Chapter 09's Onesweep tuning sweep on a GPU (run by ch09_onesweep_sweep.sh): the whole sort of
 // uint32 keys (and key-value pairs) with several tile shapes and poll schedules against
 // cub::DeviceRadixSort in the same process, 2^24..2^28 random keys; median of 15 after 3 warm-ups
-// (sweep_timing.cuh); every variant's output is compared with CUB's. CUB runs with an int and a
-// size_t item count (it takes another path for each: on an H200 the 64-bit one is faster for keys,
-// slower for pairs); the ratios are against the faster, which the size's line names.
+// (sweep_timing.cuh); every variant's output, the keys and the pairs' values (the keys' input
+// positions), is compared with CUB's. CUB runs with an int and a size_t item count (it takes
+// another path for each: on an H200 the 64-bit one is faster for keys, slower for pairs); the
+// ratios are against the faster, which the size's line names.
 #include <algorithm>
 #include <cstdio>
 #include <cstdint>
@@ -20,9 +21,10 @@
 #define VARIANT "onesweep"
 #endif
 
+// The keys, their input positions as values, and CUB's sorted keys and values to compare with.
 struct Buffers {
   std::size_t n;
-  std::uint32_t *keys, *out, *values, *values_out, *want;
+  std::uint32_t *keys, *out, *values, *values_out, *want, *want_values;
 };
 
 // Shape for keys and for pairs (KeysShape, PairsShape: the given ones by default).
@@ -34,10 +36,11 @@ void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs
   const float k = median_ms_of_15([&](int) {
     ch09::onesweep_sort_keys(b.keys, b.out, b.n, ws);
   });
-  const bool ok = same_on_device(b.out, b.want, b.n);
+  const bool keys_ok = same_on_device(b.out, b.want, b.n);
   const float p = median_ms_of_15([&](int) {
     ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws);
   });
+  const bool ok = keys_ok && same_on_device(b.out, b.want, b.n) && same_on_device(b.values_out, b.want_values, b.n);
   cudaFuncAttributes attr{};
   SCANLAB_CUDA_CHECK(
       cudaFuncGetAttributes(&attr, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>));
@@ -73,8 +76,11 @@ int main() {
         SCANLAB_CUDA_CHECK(cudaMalloc(&b.values, n * 4));
         SCANLAB_CUDA_CHECK(cudaMalloc(&b.values_out, n * 4));
         SCANLAB_CUDA_CHECK(cudaMalloc(&b.want, n * 4));
+        SCANLAB_CUDA_CHECK(cudaMalloc(&b.want_values, n * 4));
         SCANLAB_CUDA_CHECK(cudaMemcpy(b.keys, h.data(), n * 4, cudaMemcpyHostToDevice));
-        SCANLAB_CUDA_CHECK(cudaMemset(b.values, 0, n * 4));
+        std::vector<std::uint32_t> positions(n);
+        for (std::size_t i = 0; i < n; ++i) positions[i] = static_cast<std::uint32_t>(i);
+        SCANLAB_CUDA_CHECK(cudaMemcpy(b.values, positions.data(), n * 4, cudaMemcpyHostToDevice));
         std::size_t tb = 0;
         for (const bool wide : {false, true}) {  // temp storage for either count type
           std::size_t k = 0, p = 0;
@@ -105,6 +111,8 @@ int main() {
         const float keys_int = cub_keys(static_cast<int>(n)), keys_size_t = cub_keys(n);
         const float pairs_int = cub_pairs(static_cast<int>(n)), pairs_size_t = cub_pairs(n);
         const CubTime keys = faster(keys_int, keys_size_t), pairs = faster(pairs_int, pairs_size_t);
+        // CUB's pairs, the last sort above, are what every variant's values must equal (a stable sort).
+        SCANLAB_CUDA_CHECK(cudaMemcpy(b.want_values, b.values_out, n * 4, cudaMemcpyDeviceToDevice));
         const float ck = keys.ms, cp = pairs.ms;
         float copy = median_ms_of_15([&](int) {
           SCANLAB_CUDA_CHECK(cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice));
@@ -139,6 +147,7 @@ int main() {
         SCANLAB_CUDA_CHECK(cudaFree(b.values));
         SCANLAB_CUDA_CHECK(cudaFree(b.values_out));
         SCANLAB_CUDA_CHECK(cudaFree(b.want));
+        SCANLAB_CUDA_CHECK(cudaFree(b.want_values));
         SCANLAB_CUDA_CHECK(cudaFree(tmp));
       }
   const cudaError_t e = cudaDeviceSynchronize();
