@@ -10,9 +10,11 @@
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh shapes [T,I,M ...]     e.g. 128,32,6 256,16,3
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh polls  [F,E ...]       e.g. 2000,500 2800,900 (both algorithms)
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh two_tile_polls [F,E ...]   the two-tile kernel's (compact_two_tile.cuh)
+#   tests/gpu/tuning/ch08_single_pass_sweep.sh one_tile_ranks   the one-tile kernel's run places from the ballots
+#                                                               (given) against the packed scan of the two-tile kernel
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls|two_tile_polls [values...]}
+kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls|two_tile_polls|one_tile_ranks [values...]}
 shift
 work=$(mktemp -d)
 dp=chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh
@@ -40,6 +42,15 @@ if [[ $kind == shapes ]]; then
       names+=("$name")
     done
   done
+elif [[ $kind == one_tile_ranks ]]; then
+  for name in one_tile_ballots one_tile_packed; do
+    mkdir -p "$work/$name"
+    names+=("$name")
+  done
+  cp $dp "$work/one_tile_ballots/"
+  replace $dp "const unsigned warp_count = warp_run_places<Shape>(kept, run_place);" \
+    "const unsigned warp_count = warp_run_places_packed<Shape>(kept, run_place);" \
+    "$work/one_tile_packed/stream_compaction_single_pass_dispatch.cuh"
 elif [[ $kind == two_tile_polls ]]; then
   for c in "${@:-1400,900 700,400 2800,900 0,300}"; do
     for v in $c; do
