@@ -5,7 +5,6 @@
 // positions), is compared with CUB's. CUB runs with an int and a size_t item count (it takes
 // another path for each: on an H200 the 64-bit one is faster for keys, slower for pairs); the
 // ratios are against the faster, which the size's line names.
-#include <algorithm>
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -14,33 +13,28 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "onesweep_dispatch.cuh"
-#include "sweep_check.cuh"
-#include "sweep_timing.cuh"
+#include "sort_sweep.cuh"
 
 #ifndef VARIANT
 #define VARIANT "onesweep"
 #endif
 
-// The keys, their input positions as values, and CUB's sorted keys and values to compare with.
-struct Buffers {
-  std::size_t n;
-  std::uint32_t *keys, *out, *values, *values_out, *want, *want_values;
-};
+using Buffers = SortBuffers<std::uint32_t>;  // uint32 keys, their input positions as values
 
 // Shape for keys and for pairs (KeysShape, PairsShape: the given ones by default).
 template <class Shape, class PairsShape = Shape>
-void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs,
+void variant(const char* name, Buffers& b, float cub_keys, float cub_pairs,
              scanlab::single_pass::PollSchedule polls = ch09::kOnesweepPolls) {
   ch09::OnesweepWorkspace<std::uint32_t, std::uint32_t, Shape, PairsShape> ws(b.n);
   ws.polls = polls;
   const float k = median_ms_of_15([&](int) {
-    ch09::onesweep_sort_keys(b.keys, b.out, b.n, ws);
+    ch09::onesweep_sort_keys(b.keys.data(), b.out.data(), b.n, ws);
   });
-  const bool keys_ok = same_on_device(b.out, b.want, b.n);
+  const bool keys_ok = same_on_device(b.out, b.want_keys);
   const float p = median_ms_of_15([&](int) {
-    ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws);
+    ch09::onesweep_sort_pairs(b.keys.data(), b.out.data(), b.values.data(), b.values_out.data(), b.n, ws);
   });
-  const bool ok = keys_ok && same_on_device(b.out, b.want, b.n) && same_on_device(b.values_out, b.want_values, b.n);
+  const bool ok = keys_ok && same_on_device(b.out, b.want_keys) && same_on_device(b.values_out, b.want_values);
   cudaFuncAttributes attr{};
   SCANLAB_CUDA_CHECK(
       cudaFuncGetAttributes(&attr, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>));
@@ -70,56 +64,16 @@ int main() {
                      : static_cast<std::uint32_t>(s >> 16);
         }
         std::printf("%s keys\n", narrow ? "int32 in [-100, 100]" : "uniform 32-bit");
-        Buffers b{n};
-        SCANLAB_CUDA_CHECK(cudaMalloc(&b.keys, n * 4));
-        SCANLAB_CUDA_CHECK(cudaMalloc(&b.out, n * 4));
-        SCANLAB_CUDA_CHECK(cudaMalloc(&b.values, n * 4));
-        SCANLAB_CUDA_CHECK(cudaMalloc(&b.values_out, n * 4));
-        SCANLAB_CUDA_CHECK(cudaMalloc(&b.want, n * 4));
-        SCANLAB_CUDA_CHECK(cudaMalloc(&b.want_values, n * 4));
-        SCANLAB_CUDA_CHECK(cudaMemcpy(b.keys, h.data(), n * 4, cudaMemcpyHostToDevice));
-        std::vector<std::uint32_t> positions(n);
-        for (std::size_t i = 0; i < n; ++i) positions[i] = static_cast<std::uint32_t>(i);
-        SCANLAB_CUDA_CHECK(cudaMemcpy(b.values, positions.data(), n * 4, cudaMemcpyHostToDevice));
-        std::size_t tb = 0;
-        for (const bool wide : {false, true}) {  // temp storage for either count type
-          std::size_t k = 0, p = 0;
-          if (wide) {
-            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want, n));
-            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want, b.values, b.values_out, n));
-          } else {
-            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want, static_cast<int>(n)));
-            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want, b.values, b.values_out,
-                                                               static_cast<int>(n)));
-          }
-          tb = std::max({tb, k, p});
-        }
-        void* tmp;
-        SCANLAB_CUDA_CHECK(cudaMalloc(&tmp, tb));
-        const auto cub_keys = [&](auto count) {
-          return median_ms_of_15([&](int) {
-            std::size_t t = tb;
-            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want, count));
-          });
-        };
-        const auto cub_pairs = [&](auto count) {
-          return median_ms_of_15([&](int) {
-            std::size_t t = tb;
-            SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.out, b.values, b.values_out, count));
-          });
-        };
-        const float keys_int = cub_keys(static_cast<int>(n)), keys_size_t = cub_keys(n);
-        const float pairs_int = cub_pairs(static_cast<int>(n)), pairs_size_t = cub_pairs(n);
-        const CubTime keys = faster(keys_int, keys_size_t), pairs = faster(pairs_int, pairs_size_t);
-        // CUB's pairs, the last sort above, are what every variant's values must equal (a stable sort).
-        SCANLAB_CUDA_CHECK(cudaMemcpy(b.want_values, b.values_out, n * 4, cudaMemcpyDeviceToDevice));
-        const float ck = keys.ms, cp = pairs.ms;
-        float copy = median_ms_of_15([&](int) {
-          SCANLAB_CUDA_CHECK(cudaMemcpyAsync(b.out, b.keys, n * 4, cudaMemcpyDeviceToDevice));
+        Buffers b(h);
+        const CubSortTimes cub = time_cub_sorts(b);
+        const float ck = cub.keys.ms, cp = cub.pairs.ms;
+        const float copy = median_ms_of_15([&](int) {
+          SCANLAB_CUDA_CHECK(cudaMemcpyAsync(b.out.data(), b.keys.data(), n * 4, cudaMemcpyDeviceToDevice));
         });
         std::printf("2^%d: copy %.4f ms, cub SortKeys %.4f ms (int) %.4f ms (size_t), SortPairs %.4f ms (int) %.4f "
                     "ms (size_t); x CUB against keys with %s, pairs with %s\n",
-                    lg, copy, keys_int, keys_size_t, pairs_int, pairs_size_t, keys.count, pairs.count);
+                    lg, copy, cub.keys_int, cub.keys_size_t, cub.pairs_int, cub.pairs_size_t, cub.keys.count,
+                    cub.pairs.count);
         using namespace ch09;
         variant<OnesweepKeysShape<std::uint32_t>, OnesweepPairsShape<std::uint32_t>>("given", b, ck, cp);
 #ifndef SHORT_SWEEP
@@ -142,13 +96,6 @@ int main() {
         variant<OnesweepShape<256, 24, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x24 min3", b, ck, cp);
         variant<OnesweepShape<256, 22, 4>, OnesweepPairsShape<std::uint32_t>>("keys 256x22 min4", b, ck, cp);
 #endif
-        SCANLAB_CUDA_CHECK(cudaFree(b.keys));
-        SCANLAB_CUDA_CHECK(cudaFree(b.out));
-        SCANLAB_CUDA_CHECK(cudaFree(b.values));
-        SCANLAB_CUDA_CHECK(cudaFree(b.values_out));
-        SCANLAB_CUDA_CHECK(cudaFree(b.want));
-        SCANLAB_CUDA_CHECK(cudaFree(b.want_values));
-        SCANLAB_CUDA_CHECK(cudaFree(tmp));
       }
   const cudaError_t e = cudaDeviceSynchronize();
   std::printf("%s\n", cudaGetErrorString(e));

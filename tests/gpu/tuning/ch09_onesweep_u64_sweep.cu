@@ -16,8 +16,7 @@
 #include <scanlab/cuda_check.hpp>
 
 #include "onesweep_dispatch.cuh"
-#include "sweep_check.cuh"
-#include "sweep_timing.cuh"
+#include "sort_sweep.cuh"
 
 #ifndef SWEEP_SET
 #define SWEEP_SET 1
@@ -27,25 +26,20 @@ namespace {
 
 using Key = std::uint64_t;
 using Value = std::uint32_t;
-
-struct Buffers {
-  std::size_t n;
-  Key *keys, *out, *want_keys;
-  Value *values, *values_out, *want_values;
-};
+using Buffers = SortBuffers<Key, Value>;
 
 // One tile shape for keys and for pairs (the minimum blocks per SM of each in the shape).
 template <class Shape>
-void variant(const char* name, const Buffers& b, float cub_keys, float cub_pairs) {
+void variant(const char* name, Buffers& b, float cub_keys, float cub_pairs) {
   ch09::OnesweepWorkspace<Key, Value, Shape, Shape> ws(b.n);
   const float k = median_ms_of_15([&](int) {
-    ch09::onesweep_sort_keys(b.keys, b.out, b.n, ws);
+    ch09::onesweep_sort_keys(b.keys.data(), b.out.data(), b.n, ws);
   });
-  const bool keys_ok = same_on_device(b.out, b.want_keys, b.n);
+  const bool keys_ok = same_on_device(b.out, b.want_keys);
   const float p = median_ms_of_15([&](int) {
-    ch09::onesweep_sort_pairs(b.keys, b.out, b.values, b.values_out, b.n, ws);
+    ch09::onesweep_sort_pairs(b.keys.data(), b.out.data(), b.values.data(), b.values_out.data(), b.n, ws);
   });
-  const bool pairs_ok = same_on_device(b.out, b.want_keys, b.n) && same_on_device(b.values_out, b.want_values, b.n);
+  const bool pairs_ok = same_on_device(b.out, b.want_keys) && same_on_device(b.values_out, b.want_values);
   cudaFuncAttributes keys_attr{}, pairs_attr{};
   SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&keys_attr, ch09::onesweep_pass_kernel<Shape, Key, Value, false>));
   SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&pairs_attr, ch09::onesweep_pass_kernel<Shape, Key, Value, true>));
@@ -67,83 +61,34 @@ int main() {
   for (int lg : {24, 26, 28}) {
     const std::size_t n = std::size_t(1) << lg;
     std::vector<Key> h(n);
-    std::vector<Value> index(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      h[i] = splitmix64(i + 12345);
-      index[i] = static_cast<Value>(i);
-    }
-    Buffers b{n};
-    SCANLAB_CUDA_CHECK(cudaMalloc(&b.keys, n * sizeof(Key)));
-    SCANLAB_CUDA_CHECK(cudaMalloc(&b.out, n * sizeof(Key)));
-    SCANLAB_CUDA_CHECK(cudaMalloc(&b.want_keys, n * sizeof(Key)));
-    SCANLAB_CUDA_CHECK(cudaMalloc(&b.values, n * sizeof(Value)));
-    SCANLAB_CUDA_CHECK(cudaMalloc(&b.values_out, n * sizeof(Value)));
-    SCANLAB_CUDA_CHECK(cudaMalloc(&b.want_values, n * sizeof(Value)));
-    SCANLAB_CUDA_CHECK(cudaMemcpy(b.keys, h.data(), n * sizeof(Key), cudaMemcpyHostToDevice));
-    SCANLAB_CUDA_CHECK(cudaMemcpy(b.values, index.data(), n * sizeof(Value), cudaMemcpyHostToDevice));
-    std::size_t tb = 0;
-    for (const bool wide : {false, true}) {  // temp storage for either count type
-      std::size_t k = 0, p = 0;
-      if (wide) {
-        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want_keys, n));
-        SCANLAB_CUDA_CHECK(
-            cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want_keys, b.values, b.want_values, n));
-      } else {
-        const int count = static_cast<int>(n);
-        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, k, b.keys, b.want_keys, count));
-        SCANLAB_CUDA_CHECK(
-            cub::DeviceRadixSort::SortPairs(nullptr, p, b.keys, b.want_keys, b.values, b.want_values, count));
-      }
-      tb = std::max({tb, k, p});
-    }
-    void* tmp = nullptr;
-    SCANLAB_CUDA_CHECK(cudaMalloc(&tmp, tb));
-    const auto cub_keys = [&](auto count) {
-      return median_ms_of_15([&](int) {
-        std::size_t t = tb;
-        SCANLAB_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(tmp, t, b.keys, b.want_keys, count));
-      });
-    };
-    const auto cub_pairs = [&](auto count) {  // leaves CUB's sorted pairs in want_keys, want_values
-      return median_ms_of_15([&](int) {
-        std::size_t t = tb;
-        SCANLAB_CUDA_CHECK(
-            cub::DeviceRadixSort::SortPairs(tmp, t, b.keys, b.want_keys, b.values, b.want_values, count));
-      });
-    };
-    const float keys_int = cub_keys(static_cast<int>(n)), keys_size_t = cub_keys(n);
-    const float pairs_int = cub_pairs(static_cast<int>(n)), pairs_size_t = cub_pairs(n);
-    const CubTime keys = faster(keys_int, keys_size_t), pairs = faster(pairs_int, pairs_size_t);
+    for (std::size_t i = 0; i < n; ++i) h[i] = splitmix64(i + 12345);
+    Buffers b(h);
+    const CubSortTimes cub = time_cub_sorts(b);
     std::printf("uint64 keys 2^%d: cub SortKeys %.4f ms (int) %.4f ms (size_t), SortPairs %.4f ms (int) %.4f ms "
                 "(size_t); x CUB against keys with %s, pairs with %s\n",
-                lg, keys_int, keys_size_t, pairs_int, pairs_size_t, keys.count, pairs.count);
+                lg, cub.keys_int, cub.keys_size_t, cub.pairs_int, cub.pairs_size_t, cub.keys.count, cub.pairs.count);
     using ch09::OnesweepShape;
 #if SWEEP_SET == 1
-    variant<ch09::OnesweepKeysShape<Key>>("given 256x8 min3", b, keys.ms, pairs.ms);
-    variant<OnesweepShape<256, 10, 3>>("256x10 min3", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 8, 3>>("256x8 min3", b, cub.keys.ms, cub.pairs.ms);  // the first shape
+    variant<OnesweepShape<256, 10, 3>>("256x10 min3", b, cub.keys.ms, cub.pairs.ms);
 #elif SWEEP_SET == 2
-    variant<OnesweepShape<256, 12, 3>>("256x12 min3", b, keys.ms, pairs.ms);
-    variant<OnesweepShape<256, 12, 4>>("256x12 min4", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 12, 3>>("256x12 min3", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<256, 12, 4>>("256x12 min4", b, cub.keys.ms, cub.pairs.ms);
 #elif SWEEP_SET == 3
-    variant<OnesweepShape<256, 14, 2>>("256x14 min2", b, keys.ms, pairs.ms);
-    variant<OnesweepShape<256, 14, 3>>("256x14 min3", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 14, 2>>("256x14 min2", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<256, 14, 3>>("256x14 min3", b, cub.keys.ms, cub.pairs.ms);
 #elif SWEEP_SET == 4
-    variant<OnesweepShape<256, 12, 2>>("256x12 min2", b, keys.ms, pairs.ms);
-    variant<OnesweepShape<256, 8, 4>>("256x8 min4", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 12, 2>>("256x12 min2", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<256, 8, 4>>("256x8 min4", b, cub.keys.ms, cub.pairs.ms);
 #elif SWEEP_SET == 5  // around the best of sets 1-4 (256 x 12 with 4 blocks for keys, x 14 with 3 for pairs)
-    variant<OnesweepShape<256, 15, 3>>("256x15 min3", b, keys.ms, pairs.ms);
-    variant<OnesweepShape<256, 14, 4>>("256x14 min4", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 15, 3>>("256x15 min3", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<256, 14, 4>>("256x14 min4", b, cub.keys.ms, cub.pairs.ms);
 #elif SWEEP_SET == 6
-    variant<OnesweepShape<256, 13, 4>>("256x13 min4", b, keys.ms, pairs.ms);
-    variant<OnesweepShape<256, 11, 4>>("256x11 min4", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 13, 4>>("256x13 min4", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<256, 11, 4>>("256x11 min4", b, cub.keys.ms, cub.pairs.ms);
 #else  // the largest tile that fits, capped for 4 blocks (tiles of 384 or 512 threads do not fit)
-    variant<OnesweepShape<256, 15, 4>>("256x15 min4", b, keys.ms, pairs.ms);
+    variant<OnesweepShape<256, 15, 4>>("256x15 min4", b, cub.keys.ms, cub.pairs.ms);
 #endif
-    for (void* p :
-         {static_cast<void*>(b.keys), static_cast<void*>(b.out), static_cast<void*>(b.want_keys),
-          static_cast<void*>(b.values), static_cast<void*>(b.values_out), static_cast<void*>(b.want_values), tmp}) {
-      SCANLAB_CUDA_CHECK(cudaFree(p));
-    }
   }
   SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
   std::printf("done\n");
