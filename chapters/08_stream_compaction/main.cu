@@ -22,6 +22,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -52,9 +53,8 @@ struct Config {
   bool single_pass = false;
   bool in_place = false;
   bool skip_examples = false;
-  std::size_t two_tile_from = 0;  // with two_tile_set: the single pass's two-tile kernel from this n on
-  bool two_tile_set = false;
-  std::string trace;  // traced builds: record each tile's scatter here (--trace)
+  std::optional<std::size_t> two_tile_from;  // the single pass's two-tile kernel from this n on (unset: its defaults)
+  std::string trace;                         // traced builds: record each tile's scatter here (--trace)
 };
 
 // A traced run records one event a tile; the player draws a row of tiles, so a few of them.
@@ -135,7 +135,7 @@ bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print,
   scanlab::DeviceBuffer<unsigned> d_count(1);
   ch08::CompactionWorkspace ws(n);
   ch08::SinglePassWorkspace sp(n);
-  if (cfg.two_tile_set) sp.partition_two_tile_from = sp.select_two_tile_from = cfg.two_tile_from;
+  if (cfg.two_tile_from) sp.partition_two_tile_from = sp.select_two_tile_from = *cfg.two_tile_from;
   {
     SCANLAB_NVTX_RANGE("upload");
     d_in.upload(in);
@@ -278,7 +278,6 @@ int main(int argc, char** argv) {
                  "write a trace of each tile's scatter (where it writes, its count) to this file "
                  "(traced builds: ch08_stream_compaction_solution_traced)");
   scanlab::run_cli(app, argc, argv);
-  cfg.two_tile_set = two_tile->count() > 0;
   if (!cfg.trace.empty()) {
     if (!scanlab::trace_enabled()) {
       return scanlab::usage_error(app, "--trace needs the traced build, ch08_stream_compaction_solution_traced");
