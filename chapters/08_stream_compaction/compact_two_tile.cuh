@@ -66,9 +66,13 @@ using Barrier = cuda::barrier<cuda::thread_scope_block>;
 using Token = Barrier::arrival_token;
 
 // 128 threads x 16 elements a chunk, 2 chunks a tile: 4096 elements. Two stages of 16 KiB (int32),
-// each chunk with room for its exchange, and 2 KiB of keep bits: shared memory for 6 blocks an SM,
-// and the 64 registers a thread nvcc 13.0 gives the kernel allow 6 too.
+// each chunk with room for its exchange, and 2 KiB of keep bits: shared memory for 6 blocks an SM.
+// For elements of 4 bytes or fewer the registers are capped for 6 blocks too (64 a thread):
+// uncapped, the partition's code for whole tiles took 72, which leaves room for 5. Larger elements
+// fill the shared memory with fewer blocks, and take the registers they need.
 constexpr int kChunks = 2;
+template <class T>
+constexpr int kMinBlocksPerSm = sizeof(T) <= 4 ? 6 : 1;
 constexpr int kStages = 2;  // the two-tile loop's stages
 template <class T>
 using Chunk = single_pass::TileShape<T, 128, 16>;
@@ -148,16 +152,8 @@ struct CompactAgent {
   // The data warps: each chunk's keep bits and warp counts as it lands, then the tile's count
   // published as its aggregate (a P for tile 0), before anyone looks back for it.
   __device__ void reduce(int s, unsigned tile, bool from_stage, Tokens& tokens) {
-#pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      if (from_stage) temp.landed[s][c].wait(std::move(tokens.chunk[c]));
-      T items[Shape::ITEMS];
-      const unsigned kept = load_keep_bits(s, tile, c, from_stage, items);
-      unsigned run_place[Shape::ROWS];
-      const unsigned warp_count = warp_run_places_packed<Shape>(kept, run_place);
-      if (scanlab::lane_id() == 0) temp.warp_counts[s][c][scanlab::warp_id()] = warp_count;
-      temp.kept[s][c][threadIdx.x] = kept;
-    }
+    if (from_stage) reduce_chunks<true>(s, tile, tokens);
+    else reduce_chunks<false>(s, tile, tokens);
     temp.data_warps.arrive_and_wait();
     if (threadIdx.x == 0) {
       CountDescriptors desc = descriptors;
@@ -177,6 +173,21 @@ struct CompactAgent {
   // rejected ones after them) and stored.
   // --8<-- [start:pack_and_store]
   __device__ void scan_and_store(int s, unsigned tile, bool from_stage) {
+    const std::size_t kept_before =
+        from_stage ? pack_and_store_chunks<true>(s, tile) : pack_and_store_chunks<false>(s, tile);
+    if (tile == last_tile() && threadIdx.x == 0) *d_num_selected = static_cast<unsigned>(kept_before);
+    // The packing wrote the stage through the threads' (generic) proxy; a later bulk copy will write
+    // there through the async proxy, which this fence orders after them (with the barrier the
+    // copy's thread passes before it issues the copy).
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  }
+
+ private:
+  // The chunks of a tile, one after the other; returns the kept elements of this tile and all
+  // earlier ones. kFull: a staged tile, whole, whose code checks no element against the end of the
+  // input.
+  template <bool kFull>
+  __device__ std::size_t pack_and_store_chunks(int s, unsigned tile) {
     const int warp = scanlab::warp_id();
     std::size_t kept_before = temp.tile_prefix;
 #pragma unroll
@@ -185,38 +196,49 @@ struct CompactAgent {
       const unsigned warp_before =
           single_pass::fold_chunk_warp_totals(count, temp.warp_counts[s][c], warp, scanlab::Plus<unsigned>{});
       T items[Shape::ITEMS];
-      if (from_stage) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
+      if (kFull) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
       else load_from_global(tile, c, items);
       const unsigned kept = temp.kept[s][c][threadIdx.x];
       unsigned run_place[Shape::ROWS];
       (void)warp_run_places_packed<Shape>(kept, run_place);
       const std::size_t at = chunk_start(tile, c);
-      const int valid = valid_from(at);
+      const int valid = kFull ? Shape::TILE_ITEMS : valid_from(at);
       const VectorLayout<Shape> layout(n, at, kept_before, count, valid);
       temp.data_warps.arrive_and_wait();  // the chunk is read: its stage may be overwritten
-      exchange_for_vectors<kPartition, Shape>(items, kept, run_place, warp_before, layout, valid, stage_chunk(s, c));
+      exchange_for_vectors<kPartition, Shape, kFull>(items, kept, run_place, warp_before, layout, valid,
+                                                     stage_chunk(s, c));
       temp.data_warps.arrive_and_wait();  // the chunk is packed
       store_vectors<kPartition, Shape>(stage_chunk(s, c), layout, out, vector_stores);
       kept_before += count;
     }
-    if (tile == last_tile() && threadIdx.x == 0) *d_num_selected = static_cast<unsigned>(kept_before);
-    // The packing wrote the stage through the threads' (generic) proxy; a later bulk copy will write
-    // there through the async proxy, which this fence orders after them (with the barrier the
-    // copy's thread passes before it issues the copy).
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    return kept_before;
   }
   // --8<-- [end:pack_and_store]
 
- private:
+  // The chunks of a tile in reduce (kFull as in pack_and_store_chunks).
+  template <bool kFull>
+  __device__ void reduce_chunks(int s, unsigned tile, Tokens& tokens) {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      if (kFull) temp.landed[s][c].wait(std::move(tokens.chunk[c]));
+      T items[Shape::ITEMS];
+      const unsigned kept = load_keep_bits<kFull>(s, tile, c, items);
+      unsigned run_place[Shape::ROWS];
+      const unsigned warp_count = warp_run_places_packed<Shape>(kept, run_place);
+      if (scanlab::lane_id() == 0) temp.warp_counts[s][c][scanlab::warp_id()] = warp_count;
+      temp.kept[s][c][threadIdx.x] = kept;
+    }
+  }
   __device__ unsigned last_tile() const { return static_cast<unsigned>((n - 1) / kTileItems); }
   __device__ void load_from_global(unsigned tile, int c, T (&items)[Shape::ITEMS]) const {
     const std::size_t at = chunk_start(tile, c);
     single_pass::load_partial_tile<Shape>(in + at, items, valid_from(at), T{});
   }
-  __device__ unsigned load_keep_bits(int s, unsigned tile, int c, bool from_stage, T (&items)[Shape::ITEMS]) const {
-    if (from_stage) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
+  template <bool kFull>
+  __device__ unsigned load_keep_bits(int s, unsigned tile, int c, T (&items)[Shape::ITEMS]) const {
+    if (kFull) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
     else load_from_global(tile, c, items);
-    return keep_bits<Shape>(items, valid_from(chunk_start(tile, c)), pred);
+    return keep_bits<Shape, kFull>(items, kFull ? Shape::TILE_ITEMS : valid_from(chunk_start(tile, c)), pred);
   }
   __device__ unsigned tile_count(int s) const {
     unsigned total = 0;
@@ -229,7 +251,7 @@ struct CompactAgent {
 };
 
 template <class Shape, bool kPartition, class T, class Pred>
-__global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>())
+__global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>(), kMinBlocksPerSm<T>)
     compact_two_tile_kernel(const T* in, T* out, std::size_t n, unsigned* d_num_selected, CountDescriptors descriptors,
                             single_pass::Ticket ticket, bool staged, bool vector_stores,
                             single_pass::PollSchedule polls, Pred pred) {

@@ -48,8 +48,8 @@ __device__ __forceinline__ unsigned lanes_before_bit_sliced(unsigned count, unsi
 }
 
 // Keep bits of a thread's elements, bit j for items[j]: the predicate, for elements of the tile's
-// first `valid` only.
-template <class Shape, class T, class Pred>
+// first `valid` only (kFull: the tile is whole, and no element is checked against `valid`).
+template <class Shape, bool kFull = false, class T, class Pred>
 __device__ __forceinline__ unsigned keep_bits(const T (&items)[Shape::ITEMS], int valid, Pred pred) {
   static_assert(Shape::ITEMS <= 32, "one bit per element");
   const int warp = scanlab::warp_id();
@@ -60,7 +60,7 @@ __device__ __forceinline__ unsigned keep_bits(const T (&items)[Shape::ITEMS], in
 #pragma unroll
     for (int k = 0; k < Shape::VEC; ++k) {
       const int j = r * Shape::VEC + k;
-      const bool keep = Shape::offset(warp, lane, r, k) < valid && pred(items[j]);
+      const bool keep = (kFull || Shape::offset(warp, lane, r, k) < valid) && pred(items[j]);
       kept |= (keep ? 1u : 0u) << j;
     }
   }
@@ -231,8 +231,9 @@ struct VectorLayout {
   }
 };
 
-// The exchange into a VectorLayout: as exchange_kept_first<kPartition>, at the layout's slots.
-template <bool kPartition, class Shape, class T>
+// The exchange into a VectorLayout: as exchange_kept_first<kPartition>, at the layout's slots
+// (kFull: the chunk is whole, and no element is checked against `valid`).
+template <bool kPartition, class Shape, bool kFull = false, class T>
 __device__ __forceinline__ void exchange_for_vectors(const T (&items)[Shape::ITEMS], unsigned kept,
                                                      const unsigned (&run_place)[Shape::ROWS], unsigned warp_before,
                                                      const VectorLayout<Shape>& layout, int valid, T* slots) {
@@ -245,47 +246,56 @@ __device__ __forceinline__ void exchange_for_vectors(const T (&items)[Shape::ITE
       // one-tile kernel keeps its two: with 24 elements a thread in registers it would spill.
       const int slot =
           keep ? layout.kept_shift + static_cast<int>(rank) : rejected_last_slot - (i - static_cast<int>(rank));
-      if (keep || i < valid) slots[slot] = items[j];
+      if (kFull || keep || i < valid) slots[slot] = items[j];
     } else if (keep) {
       slots[layout.kept_shift + static_cast<int>(rank)] = items[j];
     }
   });
 }
 
-// The stores of a VectorLayout by the chunk's Shape::BLOCK_THREADS threads, one vector of slots
-// each in turn: a whole vector in one 16-byte streaming store (when `vectors`: the output is 16-byte
-// aligned and VEC elements fill 16 bytes), the vectors at the regions' ends element by element.
-// Without kPartition only the kept region: nothing is written past the chunk's kept elements.
-template <bool kPartition, class Shape, class T>
-__device__ __forceinline__ void store_vectors(const T* slots, const VectorLayout<Shape>& layout, T* out, bool vectors) {
+// The stores of one region of a VectorLayout: its vectors u0, u0 + BLOCK_THREADS, ... of `vectors`
+// in all, vector u being slots first + u x VEC, which go to dst + u x VEC. A whole vector goes out
+// in one 16-byte streaming store (when `whole`: the output is 16-byte aligned and VEC elements fill
+// 16 bytes), the vectors at the region's ends, where slots outside [lo, end) belong to no element
+// of it, element by element.
+template <class Shape, class T>
+__device__ __forceinline__ void store_region(const T* slots, int first, int lo, int end, T* dst, int vectors, int u0,
+                                             bool whole) {
   constexpr int V = Shape::VEC;
-  const int kept_vectors = layout.kept_vectors();
-  const int all_vectors = kept_vectors + (kPartition ? layout.rejected_vectors() : 0);
-  for (int v = static_cast<int>(threadIdx.x); v < all_vectors; v += Shape::BLOCK_THREADS) {
-    int slot;     // the vector's first slot
-    T* dst;       // and its output address
-    int lo, end;  // the slots of the region
-    if (v < kept_vectors) {
-      slot = v * V;
-      dst = out + (layout.kept_before - static_cast<std::size_t>(layout.kept_shift)) + static_cast<std::size_t>(slot);
-      lo = layout.kept_shift;
-      end = layout.kept_shift + static_cast<int>(layout.count);
-    } else {
-      const int u = v - kept_vectors;
-      slot = layout.rejected_vector_slot() + u * V;
-      dst = out + (layout.rejected_first - layout.rejected_first % V) + static_cast<std::size_t>(u * V);
-      lo = layout.rejected_slot;
-      end = layout.rejected_slot + static_cast<int>(layout.rejected);
-    }
+  for (int u = u0; u < vectors; u += Shape::BLOCK_THREADS) {
+    const int slot = first + u * V;
+    T* d = dst + u * V;
     if constexpr (Shape::VECTORIZABLE) {
-      if (vectors && slot >= lo && slot + V <= end) {
-        __stcs(reinterpret_cast<uint4*>(dst), *reinterpret_cast<const uint4*>(slots + slot));
+      if (whole && slot >= lo && slot + V <= end) {
+        __stcs(reinterpret_cast<uint4*>(d), *reinterpret_cast<const uint4*>(slots + slot));
         continue;
       }
     }
 #pragma unroll
     for (int k = 0; k < V; ++k)
-      if (slot + k >= lo && slot + k < end) store_streaming(dst + k, slots[slot + k]);
+      if (slot + k >= lo && slot + k < end) store_streaming(d + k, slots[slot + k]);
+  }
+}
+
+// The stores of a VectorLayout by the chunk's Shape::BLOCK_THREADS threads: the kept region, then
+// (kPartition) the rejected one, one vector of slots a thread in turn, counting on from the kept
+// region's vectors so that every thread stores about as many. Without kPartition only the kept
+// region: nothing is written past the chunk's kept elements. Each region is a loop of its own, with
+// its output address worked out once, not chosen again for every vector.
+template <bool kPartition, class Shape, class T>
+__device__ __forceinline__ void store_vectors(const T* slots, const VectorLayout<Shape>& layout, T* out, bool vectors) {
+  constexpr int V = Shape::VEC;
+  constexpr int B = Shape::BLOCK_THREADS;
+  const int t = static_cast<int>(threadIdx.x);
+  const int kept_vectors = layout.kept_vectors();
+  store_region<Shape>(slots, 0, layout.kept_shift, layout.kept_shift + static_cast<int>(layout.count),
+                      out + (layout.kept_before - static_cast<std::size_t>(layout.kept_shift)), kept_vectors, t,
+                      vectors);
+  if constexpr (kPartition) {
+    store_region<Shape>(slots, layout.rejected_vector_slot(), layout.rejected_slot,
+                        layout.rejected_slot + static_cast<int>(layout.rejected),
+                        out + (layout.rejected_first - layout.rejected_first % V), layout.rejected_vectors(),
+                        (t - kept_vectors % B + B) % B, vectors);
   }
 }
 
