@@ -90,6 +90,13 @@ int main() {
         variant<GivenKeys, GivenPairs>("given", b, ck, cp, {0, 300});
         variant<GivenKeys, GivenPairs>("given", b, ck, cp, {300, 100});
 #endif
+#ifdef PAIRS_SWEEP  // other tiles for the pairs (the keys' shape as given)
+        using Keys = OnesweepKeysShape<std::uint32_t>;
+        variant<Keys, OnesweepShape<256, 20, 4, 4>>("pairs 256x20 min4", b, ck, cp);
+        variant<Keys, OnesweepShape<256, 18, 4, 4>>("pairs 256x18 min4", b, ck, cp);
+        variant<Keys, OnesweepShape<256, 16, 4, 4>>("pairs 256x16 min4", b, ck, cp);
+        variant<Keys, OnesweepShape<256, 22, 4, 3>>("pairs 256x22 min3", b, ck, cp);
+#endif
 #ifdef WIDE_SWEEP  // longer tiles for the keys (the pairs' shape as given)
         variant<OnesweepShape<256, 28, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x28 min3", b, ck, cp);
         variant<OnesweepShape<256, 26, 4>, OnesweepPairsShape<std::uint32_t>>("keys 256x26 min4", b, ck, cp);

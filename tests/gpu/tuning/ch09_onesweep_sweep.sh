@@ -7,6 +7,7 @@
 #   tests/gpu/tuning/ch09_onesweep_sweep.sh            (NVCC_FLAGS=-DSHORT_SWEEP: the given shapes only;
 #                                                        -DWIDE_SWEEP: longer tiles for the keys;
 #                                                        -DPOLL_SWEEP: other poll schedules;
+#                                                        -DPAIRS_SWEEP: other tiles for the pairs;
 #                                                        UNIFORM_ONLY=1: uniform keys only)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
