@@ -10,23 +10,25 @@
 // "Measured"); a select-if stores only what it keeps, so it waits less, and gains only on the
 // largest inputs. Here a block runs the single-pass library's two-tile loop
 // (scanlab/single_pass/two_tile_loop.cuh): while its look-back warp looks back for tile t, its four
-// data warps land the next tile, count its kept elements and publish its count, then pack t in
-// shared memory and store it.
+// data warps pack t in shared memory, then land the next tile, count its kept elements and publish
+// its count; once t's prefix is known, they store t.
 //
-// A tile is kChunks chunks of 128 threads x 16 elements. Each chunk is packed and stored on its own
-// (tile_exchange.cuh), in place in its stage: its kept elements go out densely after those of the
-// chunks before it (partition: its rejected ones backwards from the end of the output; select-if
-// packs and stores the kept ones alone). Unlike the one-tile kernel, the block knows where the chunk
-// goes in the output before it packs it, so it packs it with every element at a slot that lines up
-// with its output address (tile_exchange.cuh, VectorLayout): the stores move whole 16-byte vectors,
-// four elements an instruction, and a warp's stores fill whole 32-byte sectors. On an H100 that took
-// 2-5% off the partition's time at 2^22 to 2^28 (book, chapter 08, "Measured").
+// A tile is kChunks chunks of 128 threads x 16 elements. Each chunk is packed on its own
+// (tile_exchange.cuh), in place in its stage, in output order: its kept elements first, then
+// (partition) its rejected ones, the last one first, as they go out backwards from the end of the
+// output. Packing before the prefix is known means the slots cannot line up with output addresses,
+// so the stores realign: each 16-byte vector of the output is read from the slots with one or two
+// aligned 16-byte loads and a shift by whole words (load_vector_at), and goes out in one store,
+// four elements an instruction, a warp's stores filling whole 32-byte sectors. Packing while the
+// look-back warp waits took 3-6% off the select-if's time at 2^26 and 2^28 on an H200, where
+// packing after it, with slots lined up with the output, left the data warps waiting at the
+// barrier (book, chapter 08, "Measured").
 //
 // In place (select-if): a tile writes only below its own end, and only once every earlier tile has
 // published its count; so its input can be overwritten only by later tiles, after it has published.
 // A staged tile publishes once its bulk copies have landed, and never reads global memory again:
 // safe, as in the one-tile kernel. A tile that is not staged reads its input from global memory
-// twice, in reduce to count it and in scan_and_store to pack it, and publishes between the two, when
+// twice, in reduce to count it and in pack to pack it, and publishes between the two, when
 // a later tile may already write over it. The last, partial tile has no later tile, but an unaligned
 // input stages no tile at all, so the in-place form sends an unaligned input to the one-tile kernel
 // (stream_compaction_single_pass_dispatch.cuh). The block's other tile needs no such care: it is a
@@ -81,13 +83,16 @@ template <class T>
 constexpr std::size_t tile_items() {
   return static_cast<std::size_t>(kChunks) * Chunk<T>::TILE_ITEMS;
 }
-// A chunk's place in a stage: its elements and the room its exchange needs beyond them
-// (kVectorLayoutPad, tile_exchange.cuh). A multiple of 16 bytes, so every chunk's bulk copy lands
+// A chunk's place in a stage: its elements and the room its stores' loads need beyond them
+// (kRealignPad, tile_exchange.cuh). A multiple of 16 bytes, so every chunk's bulk copy lands
 // 16-byte aligned.
 template <class T>
 constexpr int chunk_slots() {
-  return Chunk<T>::TILE_ITEMS + kVectorLayoutPad<Chunk<T>>;
+  return Chunk<T>::TILE_ITEMS + kRealignPad<Chunk<T>>;
 }
+static_assert(chunk_slots<int>() * sizeof(int) % 16 == 0 && chunk_slots<double>() * sizeof(double) % 16 == 0 &&
+                  chunk_slots<char>() % 16 == 0,
+              "chunks of 16-byte multiples");
 template <class T>
 constexpr std::size_t stage_bytes() {
   return static_cast<std::size_t>(kStages) * kChunks * chunk_slots<T>() * sizeof(T);
@@ -169,12 +174,30 @@ struct CompactAgent {
     look_back_kept_count(desc, tile, tile_count(s), polls, temp.tile_prefix);
   }
 
-  // The data warps: each chunk packed in place in its stage (kept elements first; partition: the
-  // rejected ones after them) and stored.
+  // The data warps, while the look-back warp looks back for the tile: each chunk packed in place in
+  // its stage, in output order (kept elements first; partition: the rejected ones after them).
   // --8<-- [start:pack_and_store]
+  static constexpr bool kPacksBeforePrefix = true;
+  __device__ void pack(int s, unsigned tile, bool from_stage) {
+    if (from_stage) pack_chunks<true>(s, tile);
+    else pack_chunks<false>(s, tile);
+  }
+
+  // The data warps, once the tile's prefix is known: each chunk's kept elements, and the partition's
+  // rejected ones, stored where they go.
   __device__ void scan_and_store(int s, unsigned tile, bool from_stage) {
-    const std::size_t kept_before =
-        from_stage ? pack_and_store_chunks<true>(s, tile) : pack_and_store_chunks<false>(s, tile);
+    const int warp = scanlab::warp_id();
+    std::size_t kept_before = temp.tile_prefix;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      unsigned count = 0;  // the chunk's kept elements
+      (void)single_pass::fold_chunk_warp_totals(count, temp.warp_counts[s][c], warp, scanlab::Plus<unsigned>{});
+      const std::size_t at = chunk_start(tile, c);
+      const int valid = from_stage ? Shape::TILE_ITEMS : valid_from(at);
+      store_in_output_order<kPartition, Shape>(stage_chunk(s, c), count, valid, out, n, kept_before, at - kept_before,
+                                               vector_stores);
+      kept_before += count;
+    }
     if (tile == last_tile() && threadIdx.x == 0) *d_num_selected = static_cast<unsigned>(kept_before);
     // The packing wrote the stage through the threads' (generic) proxy; a later bulk copy will write
     // there through the async proxy, which this fence orders after them (with the barrier the
@@ -183,13 +206,11 @@ struct CompactAgent {
   }
 
  private:
-  // The chunks of a tile, one after the other; returns the kept elements of this tile and all
-  // earlier ones. kFull: a staged tile, whole, whose code checks no element against the end of the
-  // input.
+  // The chunks of a tile, one after the other. kFull: a staged tile, whole, whose code checks no
+  // element against the end of the input.
   template <bool kFull>
-  __device__ std::size_t pack_and_store_chunks(int s, unsigned tile) {
+  __device__ void pack_chunks(int s, unsigned tile) {
     const int warp = scanlab::warp_id();
-    std::size_t kept_before = temp.tile_prefix;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
       unsigned count = 0;  // the chunk's kept elements
@@ -201,21 +222,14 @@ struct CompactAgent {
       const unsigned kept = temp.kept[s][c][threadIdx.x];
       unsigned run_place[Shape::ROWS];
       (void)warp_run_places_packed<Shape>(kept, run_place);
-      const std::size_t at = chunk_start(tile, c);
-      const int valid = kFull ? Shape::TILE_ITEMS : valid_from(at);
-      const VectorLayout<Shape> layout(n, at, kept_before, count, valid);
+      const int valid = kFull ? Shape::TILE_ITEMS : valid_from(chunk_start(tile, c));
       temp.data_warps.arrive_and_wait();  // the chunk is read: its stage may be overwritten
-      exchange_for_vectors<kPartition, Shape, kFull>(items, kept, run_place, warp_before, layout, valid,
-                                                     stage_chunk(s, c));
-      temp.data_warps.arrive_and_wait();  // the chunk is packed
-      store_vectors<kPartition, Shape>(stage_chunk(s, c), layout, out, vector_stores);
-      kept_before += count;
+      exchange_in_output_order<kPartition, Shape, kFull>(items, kept, run_place, warp_before, valid, stage_chunk(s, c));
     }
-    return kept_before;
   }
   // --8<-- [end:pack_and_store]
 
-  // The chunks of a tile in reduce (kFull as in pack_and_store_chunks).
+  // The chunks of a tile in reduce (kFull as in pack_chunks).
   template <bool kFull>
   __device__ void reduce_chunks(int s, unsigned tile, Tokens& tokens) {
 #pragma unroll

@@ -185,117 +185,96 @@ __device__ __forceinline__ void store_exchanged(const T* slots, unsigned count, 
   }
 }
 
-// ---- the exchange laid out for whole-vector stores --------------------------------------------------
+// ---- the exchange in output order, before the chunk's place in the output is known ------------
 //
-// Once the chunk's place in the output is known before its exchange (the two-tile kernel looks back
-// first), the exchange can put every element at a slot with the same remainder modulo VEC as its
-// output index. Then 16-byte vectors of slots are 16-byte vectors of the output: one store
-// instruction moves VEC elements, and a warp's stores cover whole 32-byte sectors, except at the two
-// ends of each run of kept and of rejected elements, where single elements go out.
-//   kept       rank r goes to output kept_before + r: slot kept_shift + r;
-//   rejected   (partition only) the chunk's rejected ones fill the output downwards from
-//              n - 1 - rejected_before, so they occupy [rejected_first, rejected_first + R) for R of
-//              them; in slots from rejected_slot on, in OUTPUT order (the last rejected one of the
-//              chunk first).
-// A select-if uses the kept region alone: its rejected fields are computed and never used.
-// Slots used: at most the chunk's elements plus 3 * VEC - 3 (the two shifts and the rounding
-// between the regions): kVectorLayoutPad more than the chunk.
-template <class Shape>
-constexpr int kVectorLayoutPad = 4 * Shape::VEC;
-
-template <class Shape>
-struct VectorLayout {
-  std::size_t kept_before;     // output index of the chunk's first kept element
-  std::size_t rejected_first;  // the lowest output index of the chunk's rejected elements
-  unsigned count;              // kept elements of the chunk
-  unsigned rejected;           // rejected elements of the chunk
-  int kept_shift;              // slot of kept rank 0: kept_before mod VEC
-  int rejected_slot;           // slot of output index rejected_first
-
-  __device__ VectorLayout(std::size_t n, std::size_t chunk_start, std::size_t kept_before_, unsigned count_, int valid)
-      : kept_before(kept_before_), count(count_), rejected(static_cast<unsigned>(valid) - count_) {
-    constexpr int V = Shape::VEC;
-    const std::size_t rejected_before = chunk_start - kept_before;
-    rejected_first = n - rejected_before - rejected;
-    kept_shift = static_cast<int>(kept_before % V);
-    rejected_slot = rejected_vector_slot() + static_cast<int>(rejected_first % V);
-  }
-  // The first slot of the rejected region's first vector: after the kept region, rounded up to VEC.
-  __device__ int rejected_vector_slot() const {
-    constexpr int V = Shape::VEC;
-    return (kept_shift + static_cast<int>(count) + V - 1) / V * V;
-  }
-  __device__ int kept_vectors() const { return (kept_shift + static_cast<int>(count) + Shape::VEC - 1) / Shape::VEC; }
-  __device__ int rejected_vectors() const {
-    return (static_cast<int>(rejected_first % Shape::VEC) + static_cast<int>(rejected) + Shape::VEC - 1) / Shape::VEC;
-  }
-};
-
-// The exchange into a VectorLayout: as exchange_kept_first<kPartition>, at the layout's slots
-// (kFull: the chunk is whole, and no element is checked against `valid`).
+// The two-tile kernel packs a chunk while its look-back warp is still finding the chunk's place in
+// the output, so the exchange cannot line slots up with output addresses. It puts the kept
+// elements in slots [0, count) and (partition) the rejected ones in [count, valid), in output
+// order: rejected one number q of the chunk (input order) at slot valid - 1 - q, since the rejected
+// ones fill the output downwards. The stores realign: a 16-byte vector of the output is read from
+// the slots at any element offset, with two aligned 16-byte loads and a shift by whole words.
 template <bool kPartition, class Shape, bool kFull = false, class T>
-__device__ __forceinline__ void exchange_for_vectors(const T (&items)[Shape::ITEMS], unsigned kept,
-                                                     const unsigned (&run_place)[Shape::ROWS], unsigned warp_before,
-                                                     const VectorLayout<Shape>& layout, int valid, T* slots) {
-  // Rejected one number q of the chunk (input order) has output index rejected_first + R - 1 - q.
-  const int rejected_last_slot = layout.rejected_slot + static_cast<int>(layout.rejected) - 1;
+__device__ __forceinline__ void exchange_in_output_order(const T (&items)[Shape::ITEMS], unsigned kept,
+                                                         const unsigned (&run_place)[Shape::ROWS], unsigned warp_before,
+                                                         int valid, T* slots) {
   for_each_ranked<Shape>(kept, run_place, warp_before, [&](int j, bool keep, unsigned rank, int i) {
     if constexpr (kPartition) {
-      // One store for either kind: a branch for each would issue two, each with half of the lanes.
-      // On an H200 that took 5-8% off the partition's time at 2^24..2^28 (book, chapter 08). The
-      // one-tile kernel keeps its two: with 24 elements a thread in registers it would spill.
-      const int slot =
-          keep ? layout.kept_shift + static_cast<int>(rank) : rejected_last_slot - (i - static_cast<int>(rank));
+      // One store for either kind (a branch for each would issue two, each with half of the lanes).
+      const int slot = keep ? static_cast<int>(rank) : valid - 1 - (i - static_cast<int>(rank));
       if (kFull || keep || i < valid) slots[slot] = items[j];
     } else if (keep) {
-      slots[layout.kept_shift + static_cast<int>(rank)] = items[j];
+      slots[rank] = items[j];
     }
   });
 }
 
-// The stores of one region of a VectorLayout: its vectors u0, u0 + BLOCK_THREADS, ... of `vectors`
-// in all, vector u being slots first + u x VEC, which go to dst + u x VEC. A whole vector goes out
-// in one 16-byte streaming store (when `whole`: the output is 16-byte aligned and VEC elements fill
-// 16 bytes), the vectors at the region's ends, where slots outside [lo, end) belong to no element
-// of it, element by element.
+// The room a chunk's slots need beyond its elements: load_vector_at reads up to one 16-byte vector
+// past the last element it stores. (A multiple of 16 bytes, as the chunk's elements are.)
+template <class Shape>
+constexpr int kRealignPad = Shape::VECTORIZABLE ? Shape::VEC : 0;
+
+// The 16 bytes of slots from slot p on, for elements of 4 or 8 bytes: one aligned load where p is
+// 16-byte aligned, else two and a shift by whole 32-bit words. Reads up to 32 bytes from the
+// 16-byte boundary below p: the slots must extend that far (kRealignPad).
+template <class T>
+__device__ __forceinline__ uint4 load_vector_at(const T* slots, int p) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a shift by whole 32-bit words");
+  constexpr int V = 16 / static_cast<int>(sizeof(T));
+  const int mis = p % V;  // elements past the 16-byte boundary (the same for every vector of a run)
+  const uint4* at = reinterpret_cast<const uint4*>(slots + (p - mis));
+  const uint4 a = at[0];
+  if (mis == 0) return a;
+  const uint4 b = at[1];
+  switch (mis * static_cast<int>(sizeof(T)) / 4) {
+    case 1: return make_uint4(a.y, a.z, a.w, b.x);
+    case 2: return make_uint4(a.z, a.w, b.x, b.y);
+    default: return make_uint4(a.w, b.x, b.y, b.z);
+  }
+}
+
+// A run of slots [first, first + len) to out[o, o + len), by the chunk's Shape::BLOCK_THREADS
+// threads, one vector of the output each in turn from vector u0 on: a whole 16-byte vector in one
+// streaming store (when `vectors`: the output is 16-byte aligned), the vectors at the run's ends
+// element by element.
 template <class Shape, class T>
-__device__ __forceinline__ void store_region(const T* slots, int first, int lo, int end, T* dst, int vectors, int u0,
-                                             bool whole) {
+__device__ __forceinline__ void store_run(const T* slots, int first, T* out, std::size_t o, int len, int u0,
+                                          bool vectors) {
   constexpr int V = Shape::VEC;
-  for (int u = u0; u < vectors; u += Shape::BLOCK_THREADS) {
-    const int slot = first + u * V;
-    T* d = dst + u * V;
-    if constexpr (Shape::VECTORIZABLE) {
-      if (whole && slot >= lo && slot + V <= end) {
-        __stcs(reinterpret_cast<uint4*>(d), *reinterpret_cast<const uint4*>(slots + slot));
+  const int m = static_cast<int>(o % V);  // the run's first element's place in its output vector
+  const int run_vectors = (m + len + V - 1) / V;
+  T* const dst = out + (o - static_cast<std::size_t>(m));
+  for (int u = u0; u < run_vectors; u += Shape::BLOCK_THREADS) {
+    const int j = u * V - m;  // the run's element at the vector's first place
+    T* const d = dst + u * V;
+    if constexpr (Shape::VECTORIZABLE && (sizeof(T) == 4 || sizeof(T) == 8)) {
+      if (vectors && j >= 0 && j + V <= len) {
+        __stcs(reinterpret_cast<uint4*>(d), load_vector_at(slots, first + j));
         continue;
       }
     }
 #pragma unroll
     for (int k = 0; k < V; ++k)
-      if (slot + k >= lo && slot + k < end) store_streaming(d + k, slots[slot + k]);
+      if (j + k >= 0 && j + k < len) store_streaming(d + k, slots[first + j + k]);
   }
 }
 
-// The stores of a VectorLayout by the chunk's Shape::BLOCK_THREADS threads: the kept region, then
-// (kPartition) the rejected one, one vector of slots a thread in turn, counting on from the kept
-// region's vectors so that every thread stores about as many. Without kPartition only the kept
-// region: nothing is written past the chunk's kept elements. Each region is a loop of its own, with
-// its output address worked out once, not chosen again for every vector.
+// The stores of a chunk exchanged in output order: its `count` kept ones to out[kept_before, ...),
+// and (kPartition) its rejected ones to their place at the end of the output, after the
+// `rejected_before` rejected ones of the elements before the chunk.
 template <bool kPartition, class Shape, class T>
-__device__ __forceinline__ void store_vectors(const T* slots, const VectorLayout<Shape>& layout, T* out, bool vectors) {
-  constexpr int V = Shape::VEC;
+__device__ __forceinline__ void store_in_output_order(const T* slots, unsigned count, int valid, T* out, std::size_t n,
+                                                      std::size_t kept_before, std::size_t rejected_before,
+                                                      bool vectors) {
   constexpr int B = Shape::BLOCK_THREADS;
   const int t = static_cast<int>(threadIdx.x);
-  const int kept_vectors = layout.kept_vectors();
-  store_region<Shape>(slots, 0, layout.kept_shift, layout.kept_shift + static_cast<int>(layout.count),
-                      out + (layout.kept_before - static_cast<std::size_t>(layout.kept_shift)), kept_vectors, t,
-                      vectors);
+  const int kept = static_cast<int>(count);
+  store_run<Shape>(slots, 0, out, kept_before, kept, t, vectors);
   if constexpr (kPartition) {
-    store_region<Shape>(slots, layout.rejected_vector_slot(), layout.rejected_slot,
-                        layout.rejected_slot + static_cast<int>(layout.rejected),
-                        out + (layout.rejected_first - layout.rejected_first % V), layout.rejected_vectors(),
-                        (t - kept_vectors % B + B) % B, vectors);
+    const int rejected = valid - kept;
+    // Count on from the kept run's vectors, so that every thread stores about as many.
+    const int kept_vectors = (static_cast<int>(kept_before % Shape::VEC) + kept + Shape::VEC - 1) / Shape::VEC;
+    store_run<Shape>(slots, kept, out, n - rejected_before - static_cast<std::size_t>(rejected), rejected,
+                     (t - kept_vectors % B + B) % B, vectors);
   }
 }
 

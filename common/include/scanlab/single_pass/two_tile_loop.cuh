@@ -40,6 +40,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 #include <utility>
 
 #include <scanlab/single_pass/protocol.cuh>
@@ -53,6 +54,15 @@ template <int STAGES>
 struct TileSlots {
   unsigned tile[STAGES];
 };
+
+// An agent may also pack a tile before its prefix is known (Agent::kPacksBeforePrefix): then its
+// data threads call pack(s, tile, staged) for tile t while the look-back warp looks back for it,
+// and scan_and_store only stores.
+template <class Agent, class = void>
+struct PacksBeforePrefix : std::false_type {};
+template <class Agent>
+struct PacksBeforePrefix<Agent, std::void_t<decltype(Agent::kPacksBeforePrefix)>>
+    : std::bool_constant<Agent::kPacksBeforePrefix> {};
 
 // Every thread of the block (Agent::kDataThreads + 32 of them), after the agent's barriers are set
 // up by one thread (this loop's first __syncthreads orders that before any use). The agent has
@@ -91,8 +101,12 @@ __device__ void run_two_tile_loop(Agent& agent, std::size_t num_tiles, const Tic
     const unsigned next = tile_slot[ns];
     const bool has_next = next < num_tiles;
     const bool next_staged = staged_ahead[0];
-    if (!data_thread) agent.look_back(s, tile);
-    else if (has_next) agent.reduce(ns, next, next_staged, tokens[0]);
+    if (!data_thread) {
+      agent.look_back(s, tile);
+    } else {
+      if constexpr (PacksBeforePrefix<Agent>::value) agent.pack(s, tile, staged);
+      if (has_next) agent.reduce(ns, next, next_staged, tokens[0]);
+    }
     __syncthreads();  // t's prefix is known
     if (data_thread) agent.scan_and_store(s, tile, staged);
     if (!has_next) return;
