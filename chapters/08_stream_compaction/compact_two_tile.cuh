@@ -68,7 +68,7 @@ using Barrier = cuda::barrier<cuda::thread_scope_block>;
 using Token = Barrier::arrival_token;
 
 // 128 threads x 16 elements a chunk, 2 chunks a tile: 4096 elements. Two stages of 16 KiB (int32),
-// each chunk with room for its exchange, and 2 KiB of keep bits: shared memory for 6 blocks an SM.
+// each chunk packed in place, and 2 KiB of keep bits: shared memory for 6 blocks an SM.
 // For elements of 4 bytes or fewer the registers are capped for 6 blocks too (64 a thread):
 // uncapped, the partition's code for whole tiles took 72, which leaves room for 5. Larger elements
 // fill the shared memory with fewer blocks, and take the registers they need.
@@ -83,16 +83,13 @@ template <class T>
 constexpr std::size_t tile_items() {
   return static_cast<std::size_t>(kChunks) * Chunk<T>::TILE_ITEMS;
 }
-// A chunk's place in a stage: its elements and the room its stores' loads need beyond them
-// (kRealignPad, tile_exchange.cuh). A multiple of 16 bytes, so every chunk's bulk copy lands
-// 16-byte aligned.
+// A chunk's place in a stage: its elements, a multiple of 16 bytes, so that every chunk's bulk copy
+// lands 16-byte aligned.
 template <class T>
 constexpr int chunk_slots() {
-  return Chunk<T>::TILE_ITEMS + kRealignPad<Chunk<T>>;
+  static_assert(Chunk<T>::TILE_ITEMS * sizeof(T) % 16 == 0, "chunks of whole 16-byte vectors");
+  return Chunk<T>::TILE_ITEMS;
 }
-static_assert(chunk_slots<int>() * sizeof(int) % 16 == 0 && chunk_slots<double>() * sizeof(double) % 16 == 0 &&
-                  chunk_slots<char>() % 16 == 0,
-              "chunks of 16-byte multiples");
 template <class T>
 constexpr std::size_t stage_bytes() {
   return static_cast<std::size_t>(kStages) * kChunks * chunk_slots<T>() * sizeof(T);

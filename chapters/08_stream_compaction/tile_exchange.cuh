@@ -208,14 +208,10 @@ __device__ __forceinline__ void exchange_in_output_order(const T (&items)[Shape:
   });
 }
 
-// The room a chunk's slots need beyond its elements: load_vector_at reads up to one 16-byte vector
-// past the last element it stores. (A multiple of 16 bytes, as the chunk's elements are.)
-template <class Shape>
-constexpr int kRealignPad = Shape::VECTORIZABLE ? Shape::VEC : 0;
-
 // The 16 bytes of slots from slot p on, for elements of 4 or 8 bytes: one aligned load where p is
-// 16-byte aligned, else two and a shift by whole 32-bit words. Reads up to 32 bytes from the
-// 16-byte boundary below p: the slots must extend that far (kRealignPad).
+// 16-byte aligned, else two and a shift by whole 32-bit words. It reads no slot past the 16-byte
+// vector that holds slot p + VEC - 1, so nothing past the chunk's last element when that vector is
+// the chunk's last (the chunk is whole 16-byte vectors).
 template <class T>
 __device__ __forceinline__ uint4 load_vector_at(const T* slots, int p) {
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a shift by whole 32-bit words");
