@@ -19,10 +19,11 @@
 // output. Packing before the prefix is known means the slots cannot line up with output addresses,
 // so the stores realign: each 16-byte vector of the output is read from the slots with one or two
 // aligned 16-byte loads and a shift by whole words (load_vector_at), and goes out in one store,
-// four elements an instruction, a warp's stores filling whole 32-byte sectors. Packing while the
-// look-back warp waits took 3-6% off the select-if's time at 2^26 and 2^28 on an H200, where
-// packing after it, with slots lined up with the output, left the data warps waiting at the
-// barrier (book, chapter 08, "Measured").
+// four elements an instruction, a warp's stores filling whole 32-byte sectors. Packing after the
+// look-back, with slots lined up with the output, left the data warps waiting at the barrier with
+// the packing still to do; packing while the look-back warp waits took 9-10% off the select-if's
+// time at 2^26 and 2^28 on an H200 with a tenth kept; with half kept about 1% in the bench and
+// 3-6% in the tuning sweep (book, chapter 08, "Measured"); the partition's stayed the same.
 //
 // In place (select-if): a tile writes only below its own end, and only once every earlier tile has
 // published its count; so its input can be overwritten only by later tiles, after it has published.
@@ -70,7 +71,7 @@ using Token = Barrier::arrival_token;
 // 128 threads x 16 elements a chunk, 2 chunks a tile: 4096 elements. Two stages of 16 KiB (int32),
 // each chunk packed in place, and 2 KiB of keep bits: shared memory for 6 blocks an SM.
 // For elements of 4 bytes or fewer the registers are capped for 6 blocks too (64 a thread):
-// uncapped, the partition's code for whole tiles took 72, which leaves room for 5. Larger elements
+// uncapped, nvcc 13.0 gave the partition's code for whole tiles 72, which leaves room for 5. Larger elements
 // fill the shared memory with fewer blocks, and take the registers they need.
 constexpr int kChunks = 2;
 template <class T>
