@@ -22,7 +22,7 @@
 // block can publish its aggregate, and on an H100 and an H200 that cost more than the bytes gained
 // (book, Measured on a GPU, chapter 11's diary).
 //
-// What a tile is, how it is staged and scanned, is the agent's (chapters 10 and 11 have one each):
+// What a tile is, how it is staged and scanned, is the agent's (chapters 08, 10 and 11 have one each):
 //   Agent::kDataThreads                       the data warps: threads 0 .. kDataThreads - 1
 //   Agent::Tokens                             what a thread keeps between staging and waiting
 //   bool stage(int s, unsigned tile, Tokens&)         every thread; whether the tile went to stage s
@@ -33,6 +33,10 @@
 //   void look_back(int s, unsigned tile)              the look-back warp: the tile's prefix, kept
 //                                                     where scan_and_store finds it
 //   void scan_and_store(int s, unsigned tile, bool staged)    data threads: pass 2
+//   optional: kPacksBeforePrefix = true and void pack(int s, unsigned tile, bool staged)
+//                                                     data threads, while the look-back warp looks
+//                                                     back for the tile: what of pass 2 needs no
+//                                                     prefix (chapter 08 packs its tile)
 // Stage s (0 .. kStages - 1) is free again once the loop has passed the __syncthreads after its
 // scan_and_store.
 #pragma once
@@ -55,9 +59,7 @@ struct TileSlots {
   unsigned tile[STAGES];
 };
 
-// An agent may also pack a tile before its prefix is known (Agent::kPacksBeforePrefix): then its
-// data threads call pack(s, tile, staged) for tile t while the look-back warp looks back for it,
-// and scan_and_store only stores.
+// Whether the agent has a pack step (Agent::kPacksBeforePrefix, above).
 template <class Agent, class = void>
 struct PacksBeforePrefix : std::false_type {};
 template <class Agent>
