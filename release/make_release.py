@@ -183,7 +183,8 @@ def selected(files: list[str], manifest: dict, kept: list[str], instructor_pages
     for c in dropped:
         cid = f"{c['nn']}_{c['slug']}"
         prefixes += [f"chapters/{cid}/", f"exercises/{cid}/", f"tests/grade/{cid}.", f"tests/grade/{cid}_",
-                     f"book/docs/{c['page']}"] + [f"{folder}ch{c['nn']}_" for folder in FIGURE_FOLDERS]
+                     f"tests/chapters/ch{c['nn']}_", f"book/docs/{c['page']}"
+                     ] + [f"{folder}ch{c['nn']}_" for folder in FIGURE_FOLDERS]
     return [name for name in files if not any(name == p or name.startswith(p) for p in prefixes)]
 
 
