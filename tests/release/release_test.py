@@ -95,6 +95,7 @@ def test_tree(dest: Path) -> None:
         cid = f"{c['nn']}_{c['slug']}"
         left = [p for p in (f"chapters/{cid}", f"exercises/{cid}", f"tests/grade/{cid}.cu", f"book/docs/{c['page']}")
                 if (dest / p).exists()]
+        left += [p.relative_to(dest).as_posix() for p in sorted((dest / "tests/chapters").glob(f"ch{c['nn']}_*"))]
         check(not left, f"chapter {c['nn']} left out ({left or 'nothing of it'})")
     # The book's figures, the players' traces and the plots are named chNN_... after their chapter.
     figures = {p.relative_to(REPO).as_posix(): m[1] for p in sorted((REPO / "book/docs/figures").rglob("ch*"))
