@@ -71,8 +71,8 @@ using Token = Barrier::arrival_token;
 // 128 threads x 16 elements a chunk, 2 chunks a tile: 4096 elements. Two stages of 16 KiB (int32),
 // each chunk packed in place, and 2 KiB of keep bits: shared memory for 6 blocks an SM.
 // For elements of 4 bytes or fewer the registers are capped for 6 blocks too (64 a thread):
-// uncapped, nvcc 13.0 gave the partition's code for whole tiles 72, which leaves room for 5. Larger elements
-// fill the shared memory with fewer blocks, and take the registers they need.
+// uncapped, nvcc 13.0 gave the partition's code for whole tiles 72, which leaves room for 5.
+// Larger elements fill the shared memory with fewer blocks, and take the registers they need.
 constexpr int kChunks = 2;
 template <class T>
 constexpr int kMinBlocksPerSm = sizeof(T) <= 4 ? 6 : 1;
@@ -184,12 +184,10 @@ struct CompactAgent {
   // The data warps, once the tile's prefix is known: each chunk's kept elements, and the partition's
   // rejected ones, stored where they go.
   __device__ void scan_and_store(int s, unsigned tile, bool from_stage) {
-    const int warp = scanlab::warp_id();
     std::size_t kept_before = temp.tile_prefix;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      unsigned count = 0;  // the chunk's kept elements
-      (void)single_pass::fold_chunk_warp_totals(count, temp.warp_counts[s][c], warp, scanlab::Plus<unsigned>{});
+      const unsigned count = chunk_count(s, c);
       const std::size_t at = chunk_start(tile, c);
       const int valid = from_stage ? Shape::TILE_ITEMS : valid_from(at);
       store_in_output_order<kPartition, Shape>(stage_chunk(s, c), count, valid, out, n, kept_before, at - kept_before,
@@ -252,12 +250,16 @@ struct CompactAgent {
     else load_from_global(tile, c, items);
     return keep_bits<Shape, kFull>(items, kFull ? Shape::TILE_ITEMS : valid_from(chunk_start(tile, c)), pred);
   }
+  __device__ unsigned chunk_count(int s, int c) const {  // kept elements of chunk c of stage s
+    unsigned total = 0;
+#pragma unroll
+    for (int w = 0; w < Shape::WARPS; ++w) total += temp.warp_counts[s][c][w];
+    return total;
+  }
   __device__ unsigned tile_count(int s) const {
     unsigned total = 0;
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c)
-#pragma unroll
-      for (int w = 0; w < Shape::WARPS; ++w) total += temp.warp_counts[s][c][w];
+    for (int c = 0; c < kChunks; ++c) total += chunk_count(s, c);
     return total;
   }
 };

@@ -230,6 +230,12 @@ __device__ __forceinline__ uint4 load_vector_at(const T* slots, int p) {
   }
 }
 
+// The 16-byte vectors (VEC elements) of the output that a run of len elements from out[o] touches.
+template <class Shape>
+__device__ __forceinline__ int output_vectors(std::size_t o, int len) {
+  return (static_cast<int>(o % Shape::VEC) + len + Shape::VEC - 1) / Shape::VEC;
+}
+
 // A run of slots [first, first + len) to out[o, o + len), by the chunk's Shape::BLOCK_THREADS
 // threads, one vector of the output each in turn from vector u0 on: a whole 16-byte vector in one
 // streaming store (when `vectors`: the output is 16-byte aligned), the vectors at the run's ends
@@ -239,7 +245,7 @@ __device__ __forceinline__ void store_run(const T* slots, int first, T* out, std
                                           bool vectors) {
   constexpr int V = Shape::VEC;
   const int m = static_cast<int>(o % V);  // the run's first element's place in its output vector
-  const int run_vectors = (m + len + V - 1) / V;
+  const int run_vectors = output_vectors<Shape>(o, len);
   T* const dst = out + (o - static_cast<std::size_t>(m));
   for (int u = u0; u < run_vectors; u += Shape::BLOCK_THREADS) {
     const int j = u * V - m;  // the run's element at the vector's first place
@@ -270,7 +276,7 @@ __device__ __forceinline__ void store_in_output_order(const T* slots, unsigned c
   if constexpr (kPartition) {
     const int rejected = valid - kept;
     // Count on from the kept run's vectors, so that every thread stores about as many.
-    const int kept_vectors = (static_cast<int>(kept_before % Shape::VEC) + kept + Shape::VEC - 1) / Shape::VEC;
+    const int kept_vectors = output_vectors<Shape>(kept_before, kept);
     store_run<Shape>(slots, kept, out, n - rejected_before - static_cast<std::size_t>(rejected), rejected,
                      (t - kept_vectors % B + B) % B, vectors);
   }
