@@ -12,9 +12,12 @@
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh two_tile_polls [F,E ...]   the two-tile kernel's (compact_two_tile.cuh)
 #   tests/gpu/tuning/ch08_single_pass_sweep.sh one_tile_ranks   the one-tile kernel's run places from the ballots
 #                                                               (given) against the packed scan of the two-tile kernel
+#   tests/gpu/tuning/ch08_single_pass_sweep.sh two_tile_from [N ...]  the given kernels with the two-tile kernel
+#                                                               from N elements on (default: 0, the chapter's, never),
+#                                                               half and a tenth kept
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls|two_tile_polls|one_tile_ranks [values...]}
+kind=${1:?usage: ch08_single_pass_sweep.sh shapes|polls|two_tile_polls|one_tile_ranks|two_tile_from [values...]}
 shift
 work=$(mktemp -d)
 dp=chapters/08_stream_compaction/stream_compaction_single_pass_dispatch.cuh
@@ -51,6 +54,16 @@ elif [[ $kind == one_tile_ranks ]]; then
   replace $dp "const unsigned warp_count = warp_run_places<Shape>(kept, run_place);" \
     "const unsigned warp_count = warp_run_places_packed<Shape>(kept, run_place);" \
     "$work/one_tile_packed/stream_compaction_single_pass_dispatch.cuh"
+elif [[ $kind == two_tile_from ]]; then
+  mkdir -p "$work/given"
+  build given
+  for keep in 0 80; do
+    for from in ${@:-0 given 4294967296}; do
+      if [[ $from == given ]]; then SWEEP_KEEP_ABOVE=$keep "$work/given/sweep"
+      else SWEEP_KEEP_ABOVE=$keep SWEEP_TWO_TILE_FROM=$from "$work/given/sweep"; fi
+    done
+  done
+  exit 0
 elif [[ $kind == two_tile_polls ]]; then
   for c in "${@:-1400,900 700,400 2800,900 0,300}"; do
     for v in $c; do
