@@ -147,12 +147,12 @@ constexpr single_pass::PollSchedule kPartitionPolls = {2800, 900};
 // two were within 4% of each other either way, and from 2^24 on it took less time: 2-5% at 2^24,
 // 9-10% at 2^26 and 11-12% at 2^28.
 constexpr std::size_t kPartitionTwoTileFrom = std::size_t(1) << 22;
-// Select-if from this many elements on. Measured on an H200 with the same agent made to select
-// (book/docs/measurements/h200-2026-11-27/ch08_select_two_tile/), the two-tile kernel's time over
-// the one-tile kernel's: with half kept 1.01-1.02 at 2^24, 0.94-0.96 at 2^26, 0.92 at 2^28; with a
-// tenth kept 1.07, 1.02-1.03 and 0.99-1.00; slower for both below 2^24. So from 2^26, where half
-// kept gains 4-6% and a tenth kept loses 2-3% (level from 2^28).
-constexpr std::size_t kSelectTwoTileFrom = std::size_t(1) << 26;
+// Select-if from this many elements on. Measured on an H200 (tests/gpu/tuning/ch08_single_pass_sweep.sh
+// two_tile_from; book, chapter 08, "Measured"), int32, the two-tile kernel's time over the one-tile
+// kernel's: at 2^24 0.90-0.92 with half kept and 0.90-0.91 with a tenth kept; at 2^22 0.97-0.99
+// and 1.05; at 2^26 and 2^28 0.84-0.85 and 0.79-0.81. (Until the two-tile kernel packed during the
+// look-back, it lost at 2^24 and, with a tenth kept, at 2^26, and this was 2^26.)
+constexpr std::size_t kSelectTwoTileFrom = std::size_t(1) << 24;
 
 inline std::size_t single_pass_tiles(std::size_t n) { return (n + kSinglePassTile - 1) / kSinglePassTile; }
 
