@@ -58,9 +58,11 @@ elif [[ $kind == two_tile_from ]]; then
   mkdir -p "$work/given"
   build given
   for keep in 0 80; do
-    for from in ${@:-0 given 4294967296}; do
-      if [[ $from == given ]]; then SWEEP_KEEP_ABOVE=$keep "$work/given/sweep"
-      else SWEEP_KEEP_ABOVE=$keep SWEEP_TWO_TILE_FROM=$from "$work/given/sweep"; fi
+    for c in "${@:-0 given 4294967296}"; do
+      for from in $c; do
+        if [[ $from == given ]]; then SWEEP_KEEP_ABOVE=$keep "$work/given/sweep"
+        else SWEEP_KEEP_ABOVE=$keep SWEEP_TWO_TILE_FROM=$from "$work/given/sweep"; fi
+      done
     done
   done
   exit 0
