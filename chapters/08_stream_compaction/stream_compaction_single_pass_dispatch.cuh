@@ -150,7 +150,7 @@ constexpr std::size_t kPartitionTwoTileFrom = std::size_t(1) << 22;
 // Select-if from this many elements on. Measured on an H200 (tests/gpu/tuning/ch08_single_pass_sweep.sh
 // two_tile_from; book, chapter 08, "Measured"), int32, the two-tile kernel's time over the one-tile
 // kernel's: at 2^24 0.90-0.92 with half kept and 0.90-0.91 with a tenth kept; at 2^22 0.97-0.99
-// and 1.05; at 2^26 and 2^28 0.84-0.85 and 0.79-0.81. (Until the two-tile kernel packed during the
+// and 1.05; at 2^26 and 2^28 0.84 and 0.79-0.81. (Until the two-tile kernel packed during the
 // look-back, it lost at 2^24 and, with a tenth kept, at 2^26, and this was 2^26.)
 constexpr std::size_t kSelectTwoTileFrom = std::size_t(1) << 24;
 
