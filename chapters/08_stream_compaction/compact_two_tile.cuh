@@ -189,7 +189,7 @@ struct CompactAgent {
     for (int c = 0; c < kChunks; ++c) {
       const unsigned count = chunk_count(s, c);
       const std::size_t at = chunk_start(tile, c);
-      const int valid = from_stage ? Shape::TILE_ITEMS : valid_from(at);
+      const int valid = chunk_valid(from_stage, tile, c);
       store_in_output_order<kPartition, Shape>(stage_chunk(s, c), count, valid, out, n, kept_before, at - kept_before,
                                                vector_stores);
       kept_before += count;
@@ -213,12 +213,11 @@ struct CompactAgent {
       const unsigned warp_before =
           single_pass::fold_chunk_warp_totals(count, temp.warp_counts[s][c], warp, scanlab::Plus<unsigned>{});
       T items[Shape::ITEMS];
-      if (kFull) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
-      else load_from_global(tile, c, items);
+      load_chunk<kFull>(s, tile, c, items);
       const unsigned kept = temp.kept[s][c][threadIdx.x];
       unsigned run_place[Shape::ROWS];
       (void)warp_run_places_packed<Shape>(kept, run_place);
-      const int valid = kFull ? Shape::TILE_ITEMS : valid_from(chunk_start(tile, c));
+      const int valid = chunk_valid(kFull, tile, c);
       temp.data_warps.arrive_and_wait();  // the chunk is read: its stage may be overwritten
       exchange_in_output_order<kPartition, Shape, kFull>(items, kept, run_place, warp_before, valid, stage_chunk(s, c));
     }
@@ -240,15 +239,20 @@ struct CompactAgent {
     }
   }
   __device__ unsigned last_tile() const { return static_cast<unsigned>((n - 1) / kTileItems); }
-  __device__ void load_from_global(unsigned tile, int c, T (&items)[Shape::ITEMS]) const {
-    const std::size_t at = chunk_start(tile, c);
-    single_pass::load_partial_tile<Shape>(in + at, items, valid_from(at), T{});
+  // The elements of chunk c of `tile` that lie in the input: all of a whole (staged) tile's.
+  __device__ int chunk_valid(bool whole, unsigned tile, int c) const {
+    return whole ? Shape::TILE_ITEMS : valid_from(chunk_start(tile, c));
+  }
+  // Chunk c of `tile` into a thread's registers: from stage s (kFull), or from global memory.
+  template <bool kFull>
+  __device__ void load_chunk(int s, unsigned tile, int c, T (&items)[Shape::ITEMS]) const {
+    if (kFull) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
+    else single_pass::load_partial_tile<Shape>(in + chunk_start(tile, c), items, chunk_valid(false, tile, c), T{});
   }
   template <bool kFull>
   __device__ unsigned load_keep_bits(int s, unsigned tile, int c, T (&items)[Shape::ITEMS]) const {
-    if (kFull) single_pass::load_staged_tile<Shape>(stage_chunk(s, c), items);
-    else load_from_global(tile, c, items);
-    return keep_bits<Shape, kFull>(items, kFull ? Shape::TILE_ITEMS : valid_from(chunk_start(tile, c)), pred);
+    load_chunk<kFull>(s, tile, c, items);
+    return keep_bits<Shape, kFull>(items, chunk_valid(kFull, tile, c), pred);
   }
   __device__ unsigned chunk_count(int s, int c) const {  // kept elements of chunk c of stage s
     unsigned total = 0;

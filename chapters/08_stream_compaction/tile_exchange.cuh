@@ -10,9 +10,12 @@
 //             segment, from bit-sliced ballots across the lanes (the three-phase scatter's way;
 //             the two-tile kernel: from one warp scan of the runs' counts packed into bytes);
 //   exchange  every kept element to shared memory at its rank in the tile, so that the kept ones
-//             lie there densely and in input order (partition: the rejected ones after them);
+//             lie there densely and in input order (partition: the rejected ones after them, in
+//             input order in the one-tile kernel, in output order, the last first, in the two-tile
+//             kernel's chunks);
 //   store     consecutive threads copy consecutive slots out: every warp's stores are dense and
-//             coalesced, whatever fraction is kept.
+//             coalesced, whatever fraction is kept (the two-tile kernel's in whole 16-byte vectors,
+//             realigned from the slots; below).
 #pragma once
 
 #include <cstddef>
