@@ -56,19 +56,22 @@
 
 namespace ch09 {
 
-// The tiles, measured on an H100 (tests/gpu/tuning/ch09_onesweep_sweep.sh, uniform keys): keys of
-// 4 bytes sort fastest in tiles of 256 threads x 24 keys with registers capped for 4 blocks per SM;
-// pairs, which hold a value beside every key, in tiles of 256 x 20 capped for 3 (capped harder,
-// they spill). Keys of 8 bytes, measured on an H200 (ch09_onesweep_u64_sweep.sh, uniform over 64
-// bits, uint32 values): the largest tile whose keys fit in static shared memory, 256 x 15, capped
-// for 4 blocks when sorting keys (64 registers) and for 3 with pairs (80). Against the faster CUB
-// at 2^24..2^28: keys 0.99-1.02, pairs 0.82-0.89; tiles of 256 x 8 capped for 3, the first shape,
-// took 0.75-0.79 and 0.67-0.71 (book, chapter 09, "Measured").
+// The tiles, measured with uniform keys and CUB in the same process (tests/gpu/tuning/
+// ch09_onesweep_sweep.sh and ch09_onesweep_u64_sweep.sh). Keys of 4 bytes sort fastest in tiles of
+// 256 threads x 24 keys with registers capped for 4 blocks per SM (H100, then H200). Pairs hold a
+// value beside every key and want longer tiles, as CUB's do: 384 x 24 capped for 2 blocks took
+// 0.91-0.94 x the faster CUB SortPairs at 2^24..2^28 on an H200, where 256 x 20 capped for 3 took
+// 0.80-0.89. A tile of 1.8 times the keys pays its fixed work (the scan of 256 counts, their
+// publication and look-back, the barriers) 1.8 times less often. Keys of 8 bytes (H200,
+// uniform over 64 bits, uint32 values): 256 x 20 capped for 3 blocks when sorting keys (1.02-1.04
+// x CUB), 384 x 20 capped for 2 with pairs (0.95-0.97, where 256 x 15 took 0.83-0.89). Those tiles
+// need more than the 48 KiB of static shared memory a block may declare (a tile of pairs of uint32
+// keys, 61 KiB; of uint64 keys, 85 KiB): the pass kernel's storage is dynamic shared memory (book,
+// chapter 09, "Longer tiles").
 template <class Key>
-using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 15, 4, 3>>;
+using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 20, 3>>;
 template <class Key>
-using OnesweepPairsShape =
-    std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 20, 4, 3>, OnesweepShape<256, 15, 4, 3>>;
+using OnesweepPairsShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<384, 24, 2>, OnesweepShape<384, 20, 2>>;
 
 // Thread d's look-back finds its predecessors' counts mostly published already (they are written
 // before the exchange): no sleep before the first read, a short one between reads of an X.
@@ -388,12 +391,14 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   }
 }
 
-// One launch of a pass: a tile per block, in the order of the ticket.
+// One launch of a pass: a tile per block, in the order of the ticket. Its storage is the launch's
+// dynamic shared memory, sizeof(OnesweepStorage) bytes (the host allows the kernel that much).
 template <class Shape, class Key, class Value, bool kPairs,
           int kMinBlocks = kPairs ? Shape::MIN_BLOCKS_PER_SM_PAIRS : Shape::MIN_BLOCKS_PER_SM_KEYS>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
     onesweep_pass_kernel(const OnesweepPass<Key, Value> pass) {
-  __shared__ OnesweepStorage<Shape, Key, Value> s;
+  extern __shared__ __align__(16) unsigned char onesweep_shared[];
+  auto& s = *reinterpret_cast<OnesweepStorage<Shape, Key, Value>*>(onesweep_shared);
   const unsigned tile =
       scanlab::single_pass::dynamic_tile_index(pass.ticket, scanlab::single_pass::TileOrder::ticket, s.tile_slot);
   const std::size_t tile_begin = pass.begin + static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
@@ -486,8 +491,9 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
   const Key* from_keys = keys_in;
   const Value* from_values = values_in;
   int to = 1;
-  static const std::size_t resident =
-      scanlab::resident_blocks(onesweep_pass_kernel<Shape, Key, Value, kPairs>, Shape::BLOCK_THREADS);
+  constexpr std::size_t kSharedBytes = sizeof(OnesweepStorage<Shape, Key, Value>);
+  static const std::size_t resident = scanlab::resident_blocks_with_stage(
+      onesweep_pass_kernel<Shape, Key, Value, kPairs>, Shape::BLOCK_THREADS, kSharedBytes, who);
   for (int pass = 0; pass < kPasses; ++pass) {
     SCANLAB_NVTX_RANGE("ch09::onesweep pass");
     for (std::size_t q = 0; q < ws.portions; ++q) {
@@ -517,7 +523,7 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
                                           first_bins,
                                           ws.fault.device()};
       onesweep_pass_kernel<Shape, Key, Value, kPairs>
-          <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, 0, s>>>(args);
+          <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, kSharedBytes, s>>>(args);
       SCANLAB_CHECK_LAUNCH();
       ws.fault.throw_if_faulted(s);
     }

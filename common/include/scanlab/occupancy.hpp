@@ -30,7 +30,7 @@ std::size_t resident_blocks(Kernel* kernel, int threads, std::size_t dynamic_sha
 }
 
 // resident_blocks for a kernel whose tiles are staged in `stage_bytes` of dynamic shared memory
-// (chapters 10 and 11): first allows the kernel that much (past the default 48 KiB), and throws,
+// (chapters 09, 10 and 11): first allows the kernel that much (past the default 48 KiB), and throws,
 // naming `who`, when not one block fits on an SM. Ask once per kernel, as above.
 template <class Kernel>
 std::size_t resident_blocks_with_stage(Kernel* kernel, int threads, std::size_t stage_bytes, const char* who) {

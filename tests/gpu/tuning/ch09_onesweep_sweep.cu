@@ -41,7 +41,8 @@ void variant(const char* name, Buffers& b, float cub_keys, float cub_pairs,
   const int regs = attr.numRegs;  // of the keys' kernel
   int per_sm = 0;
   SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>, Shape::BLOCK_THREADS, 0));
+      &per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>, Shape::BLOCK_THREADS,
+      sizeof(ch09::OnesweepStorage<Shape, std::uint32_t, std::uint32_t>)));
   std::printf("  %-8s %-16s polls %4u,%4u  regs %3d blocks/SM %d | keys %.4f ms x%.3f | pairs %.4f ms x%.3f %s\n",
               VARIANT, name, polls.first_ns, polls.every_ns, regs, per_sm, k, cub_keys / k, p, cub_pairs / p,
               ok ? "ok" : "WRONG");
@@ -96,6 +97,18 @@ int main() {
         variant<Keys, OnesweepShape<256, 18, 4, 4>>("pairs 256x18 min4", b, ck, cp);
         variant<Keys, OnesweepShape<256, 16, 4, 4>>("pairs 256x16 min4", b, ck, cp);
         variant<Keys, OnesweepShape<256, 22, 4, 3>>("pairs 256x22 min3", b, ck, cp);
+        variant<Keys, OnesweepShape<256, 20, 4, 3>>("pairs 256x20 min3", b, ck, cp);  // given until 2026-11-29
+#endif
+#ifdef LONG_PAIRS_SWEEP  // longer tiles for the pairs, in dynamic shared memory (the keys' shape as given)
+        using GivenKeysShape = OnesweepKeysShape<std::uint32_t>;
+        variant<GivenKeysShape, OnesweepShape<384, 23, 2>>("pairs 384x23 min2", b, ck, cp);  // CUB's on an H200
+        variant<GivenKeysShape, OnesweepShape<384, 26, 2>>("pairs 384x26 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<384, 28, 2>>("pairs 384x28 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<384, 20, 2>>("pairs 384x20 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<384, 23, 1>>("pairs 384x23 min1", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<448, 20, 2>>("pairs 448x20 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<512, 16, 2>>("pairs 512x16 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<256, 32, 2>>("pairs 256x32 min2", b, ck, cp);
 #endif
 #ifdef WIDE_SWEEP  // longer tiles for the keys (the pairs' shape as given)
         variant<OnesweepShape<256, 28, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x28 min3", b, ck, cp);

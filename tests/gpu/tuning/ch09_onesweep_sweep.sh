@@ -8,6 +8,7 @@
 #                                                        -DWIDE_SWEEP: longer tiles for the keys;
 #                                                        -DPOLL_SWEEP: other poll schedules;
 #                                                        -DPAIRS_SWEEP: other tiles for the pairs;
+#                                                        -DLONG_PAIRS_SWEEP: longer ones;
 #                                                        UNIFORM_ONLY=1: uniform keys only)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."

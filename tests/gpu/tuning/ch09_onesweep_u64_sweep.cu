@@ -4,9 +4,10 @@
 // 2^24, 2^26 and 2^28; median of 15 after 3 warm-ups. Every variant's output, keys and values, is
 // compared with CUB's (both sorts are stable, so they must agree exactly). CUB runs with an int and a
 // size_t item count (it takes another path for each); the ratios are against the faster.
-// The variants are split into sets (-DSWEEP_SET=1..7), one program each, so that nvcc builds them at once.
-// A tile's keys are exchanged in static shared memory, with its counters (about 17 KiB) beside them,
-// in the 48 KiB a static allocation may take: 8-byte keys fit at most 256 x 15.
+// The variants are split into sets (-DSWEEP_SET=1..11), one program each, so that nvcc builds them at
+// once. Sets 1-7 ran when a tile's storage was static shared memory, whose 48 KiB held at most
+// 256 x 15 8-byte keys with the counters (about 17 KiB) beside them; sets 8-11 try the larger tiles
+// that dynamic shared memory allows, for keys and pairs apart (set 8 first: the given shapes).
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -29,9 +30,10 @@ using Value = std::uint32_t;
 using Buffers = SortBuffers<Key, Value>;
 
 // One tile shape for keys and for pairs (the minimum blocks per SM of each in the shape).
-template <class Shape>
+// Shape for keys and for pairs (one shape for both unless PairsShape is given).
+template <class Shape, class PairsShape = Shape>
 void variant(const char* name, Buffers& b, float cub_keys, float cub_pairs) {
-  ch09::OnesweepWorkspace<Key, Value, Shape, Shape> ws(b.n);
+  ch09::OnesweepWorkspace<Key, Value, Shape, PairsShape> ws(b.n);
   const float k = median_ms_of_15([&](int) {
     ch09::onesweep_sort_keys(b.keys.data(), b.out.data(), b.n, ws);
   });
@@ -42,7 +44,7 @@ void variant(const char* name, Buffers& b, float cub_keys, float cub_pairs) {
   const bool pairs_ok = same_on_device(b.out, b.want_keys) && same_on_device(b.values_out, b.want_values);
   cudaFuncAttributes keys_attr{}, pairs_attr{};
   SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&keys_attr, ch09::onesweep_pass_kernel<Shape, Key, Value, false>));
-  SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&pairs_attr, ch09::onesweep_pass_kernel<Shape, Key, Value, true>));
+  SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&pairs_attr, ch09::onesweep_pass_kernel<PairsShape, Key, Value, true>));
   std::printf("  %-16s regs %3d/%3d spill %4zu/%4zu B | keys %.4f ms x%.3f %s | pairs %.4f ms x%.3f %s\n", name,
               keys_attr.numRegs, pairs_attr.numRegs, keys_attr.localSizeBytes, pairs_attr.localSizeBytes, k,
               cub_keys / k, keys_ok ? "ok" : "WRONG", p, cub_pairs / p, pairs_ok ? "ok" : "WRONG");
@@ -86,8 +88,24 @@ int main() {
 #elif SWEEP_SET == 6
     variant<OnesweepShape<256, 13, 4>>("256x13 min4", b, cub.keys.ms, cub.pairs.ms);
     variant<OnesweepShape<256, 11, 4>>("256x11 min4", b, cub.keys.ms, cub.pairs.ms);
-#else  // the largest tile that fits, capped for 4 blocks (tiles of 384 or 512 threads do not fit)
+#elif SWEEP_SET == 7  // the largest tile of static shared memory, capped for 4 blocks
     variant<OnesweepShape<256, 15, 4>>("256x15 min4", b, cub.keys.ms, cub.pairs.ms);
+#elif SWEEP_SET == 8  // the given shapes, and 384 threads
+    variant<ch09::OnesweepKeysShape<Key>, ch09::OnesweepPairsShape<Key>>("given", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<384, 15, 2>>("384x15 min2", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<384, 12, 3>>("384x12 min3", b, cub.keys.ms, cub.pairs.ms);
+#elif SWEEP_SET == 9
+    variant<OnesweepShape<384, 18, 2>>("384x18 min2", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<384, 20, 2>>("384x20 min2", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<384, 22, 2>>("384x22 min2", b, cub.keys.ms, cub.pairs.ms);
+#elif SWEEP_SET == 10
+    variant<OnesweepShape<256, 20, 3>>("256x20 min3", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<256, 22, 3>>("256x22 min3", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<256, 24, 2>>("256x24 min2", b, cub.keys.ms, cub.pairs.ms);
+#else
+    variant<OnesweepShape<448, 16, 2>>("448x16 min2", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<512, 12, 2>>("512x12 min2", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<320, 18, 3>>("320x18 min3", b, cub.keys.ms, cub.pairs.ms);
 #endif
   }
   SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
