@@ -109,6 +109,11 @@ int main() {
         variant<GivenKeysShape, OnesweepShape<448, 20, 2>>("pairs 448x20 min2", b, ck, cp);
         variant<GivenKeysShape, OnesweepShape<512, 16, 2>>("pairs 512x16 min2", b, ck, cp);
         variant<GivenKeysShape, OnesweepShape<256, 32, 2>>("pairs 256x32 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<384, 25, 2>>("pairs 384x25 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<384, 27, 2>>("pairs 384x27 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<320, 28, 2>>("pairs 320x28 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<352, 28, 2>>("pairs 352x28 min2", b, ck, cp);
+        variant<GivenKeysShape, OnesweepShape<416, 24, 2>>("pairs 416x24 min2", b, ck, cp);
 #endif
 #ifdef WIDE_SWEEP  // longer tiles for the keys (the pairs' shape as given)
         variant<OnesweepShape<256, 28, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x28 min3", b, ck, cp);

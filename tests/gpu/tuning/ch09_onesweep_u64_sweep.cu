@@ -102,7 +102,9 @@ int main() {
     variant<OnesweepShape<256, 20, 3>>("256x20 min3", b, cub.keys.ms, cub.pairs.ms);
     variant<OnesweepShape<256, 22, 3>>("256x22 min3", b, cub.keys.ms, cub.pairs.ms);
     variant<OnesweepShape<256, 24, 2>>("256x24 min2", b, cub.keys.ms, cub.pairs.ms);
+    variant<OnesweepShape<256, 24, 3>>("256x24 min3", b, cub.keys.ms, cub.pairs.ms);
 #else
+    variant<OnesweepShape<256, 18, 4, 3>>("256x18 min4,3", b, cub.keys.ms, cub.pairs.ms);
     variant<OnesweepShape<448, 16, 2>>("448x16 min2", b, cub.keys.ms, cub.pairs.ms);
     variant<OnesweepShape<512, 12, 2>>("512x12 min2", b, cub.keys.ms, cub.pairs.ms);
     variant<OnesweepShape<320, 18, 3>>("320x18 min3", b, cub.keys.ms, cub.pairs.ms);
