@@ -67,7 +67,8 @@ namespace ch09 {
 // x CUB), 384 x 20 capped for 2 with pairs (0.95-0.97, where 256 x 15 took 0.83-0.89). Those tiles
 // need more than the 48 KiB of static shared memory a block may declare (a tile of pairs of uint32
 // keys, 61 KiB; of uint64 keys, 85 KiB): the pass kernel's storage is dynamic shared memory (book,
-// chapter 09, "Longer tiles").
+// chapter 09, "Longer tiles"). On a GPU that lets a block take less (a T4: 64 KiB), pairs sort in
+// the keys' tiles (OnesweepWorkspace::shared_per_block).
 template <class Key>
 using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 20, 3>>;
 template <class Key>
@@ -443,7 +444,19 @@ struct OnesweepWorkspace {
     return portion_keys;
   }
 
+  // Bytes of shared memory a tile of keys, or of pairs, takes: the pass kernel's whole storage.
+  static constexpr std::size_t kKeysTileBytes = sizeof(OnesweepStorage<KeysShape, Key, Value>);
+  static constexpr std::size_t kPairsTileBytes = sizeof(OnesweepStorage<PairsShape, Key, Value>);
+
+  // Whether a tile of pairs fits in the shared memory a block may take; where it does not, pairs
+  // sort in the keys' tiles (smaller, and slower for pairs, but they fit more GPUs).
+  bool pairs_tiles_fit() const { return kPairsTileBytes <= shared_per_block; }
+
   std::size_t capacity;
+  // The shared memory a block may take on the device current when the workspace was made: 227 KiB
+  // on an H100 or H200, 99 KiB on most other Ampere and Ada GPUs, 64 KiB on a T4. Tests lower it to
+  // sort pairs in the keys' tiles on any device.
+  std::size_t shared_per_block = scanlab::shared_memory_per_block_optin();
   scanlab::single_pass::PollSchedule polls = kOnesweepPolls;  // the look-back's waits (tuning)
   std::size_t portion;   // keys per launch of a pass (its last tile may be partial)
   std::size_t portions;  // launches per pass
@@ -457,33 +470,12 @@ struct OnesweepWorkspace {
 
 namespace detail {
 
-template <bool kPairs, class Key, class Value, class KeysShape, class PairsShape>
-void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
-                   OnesweepWorkspace<Key, Value, KeysShape, PairsShape>& ws, cudaStream_t s, const char* who) {
-  using Shape = std::conditional_t<kPairs, PairsShape, KeysShape>;
+// The passes of one sort, in tiles of Shape: one launch per pass and portion.
+template <class Shape, bool kPairs, class Key, class Value, class Workspace>
+void onesweep_passes(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
+                     Workspace& ws, cudaStream_t s, const char* who) {
   constexpr int kPasses = RadixKey<Key>::kPasses;
   static_assert(kPasses % 2 == 0, "an even number of passes ends in the output");
-  if (n >= 0xffffffffu || n > ws.capacity) {
-    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) +
-                                " is 2^32 - 1 or more (32-bit positions) or more than the workspace was made for (" +
-                                std::to_string(ws.capacity) + ")");
-  }
-  if (n == 0) return;
-
-  {
-    SCANLAB_NVTX_RANGE("ch09::onesweep histograms");
-    SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.histograms.data(), 0, ws.histograms.size() * sizeof(unsigned), s));
-    static const std::size_t resident = scanlab::resident_blocks(onesweep_histogram_kernel<Key>, kHistogramThreads);
-    const std::size_t round = static_cast<std::size_t>(kHistogramThreads) * kHistogramItems;
-    const std::size_t blocks = std::max<std::size_t>(1, std::min(resident, (n + round - 1) / round));
-    onesweep_histogram_kernel<Key>
-        <<<static_cast<unsigned>(blocks), kHistogramThreads, 0, s>>>(keys_in, n, ws.histograms.data());
-    SCANLAB_CHECK_LAUNCH();
-    onesweep_bins_kernel<<<kPasses, kOnesweepDigits, 0, s>>>(ws.histograms.data(), ws.bins.data(),
-                                                             ws.portions * kOnesweepDigits);
-    SCANLAB_CHECK_LAUNCH();
-  }
-
   // The passes alternate between the output and the workspace's buffer, so that an even number of
   // passes ends in the output; keys_in == keys_out (in place) is allowed.
   Key* keys[2] = {keys_out, ws.keys_alt.data()};
@@ -531,6 +523,45 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
     from_values = values[to];
     to = 1 - to;
   }
+}
+
+template <bool kPairs, class Key, class Value, class KeysShape, class PairsShape>
+void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
+                   OnesweepWorkspace<Key, Value, KeysShape, PairsShape>& ws, cudaStream_t s, const char* who) {
+  constexpr int kPasses = RadixKey<Key>::kPasses;
+  if (n >= 0xffffffffu || n > ws.capacity) {
+    throw std::invalid_argument(std::string(who) + ": n = " + std::to_string(n) +
+                                " is 2^32 - 1 or more (32-bit positions) or more than the workspace was made for (" +
+                                std::to_string(ws.capacity) + ")");
+  }
+  // Pairs whose tiles need more shared memory than this device lets a block take sort in the
+  // keys' tiles; keys whose tiles do not fit cannot sort here at all (a clear error, before any
+  // launch).
+  const bool keys_tiles = !kPairs || !ws.pairs_tiles_fit();
+  if (keys_tiles && ws.kKeysTileBytes > ws.shared_per_block) {
+    throw std::runtime_error(std::string(who) + ": a tile takes " + std::to_string(ws.kKeysTileBytes) +
+                             " bytes of shared memory, and this GPU lets a block take " +
+                             std::to_string(ws.shared_per_block) +
+                             " (GPUs of compute capability 7.0 or newer let a block take 64 KiB or more)");
+  }
+  if (n == 0) return;
+
+  {
+    SCANLAB_NVTX_RANGE("ch09::onesweep histograms");
+    SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.histograms.data(), 0, ws.histograms.size() * sizeof(unsigned), s));
+    static const std::size_t resident = scanlab::resident_blocks(onesweep_histogram_kernel<Key>, kHistogramThreads);
+    const std::size_t round = static_cast<std::size_t>(kHistogramThreads) * kHistogramItems;
+    const std::size_t blocks = std::max<std::size_t>(1, std::min(resident, (n + round - 1) / round));
+    onesweep_histogram_kernel<Key>
+        <<<static_cast<unsigned>(blocks), kHistogramThreads, 0, s>>>(keys_in, n, ws.histograms.data());
+    SCANLAB_CHECK_LAUNCH();
+    onesweep_bins_kernel<<<kPasses, kOnesweepDigits, 0, s>>>(ws.histograms.data(), ws.bins.data(),
+                                                             ws.portions * kOnesweepDigits);
+    SCANLAB_CHECK_LAUNCH();
+  }
+
+  if (keys_tiles) onesweep_passes<KeysShape, kPairs>(keys_in, keys_out, values_in, values_out, n, ws, s, who);
+  else onesweep_passes<PairsShape, kPairs>(keys_in, keys_out, values_in, values_out, n, ws, s, who);
 }
 
 }  // namespace detail

@@ -29,6 +29,15 @@ std::size_t resident_blocks(Kernel* kernel, int threads, std::size_t dynamic_sha
   return static_cast<std::size_t>(sms) * static_cast<std::size_t>(per_sm);
 }
 
+// The most shared memory a block may take on the current device, past the default 48 KiB once a
+// kernel opts in (cudaFuncAttributeMaxDynamicSharedMemorySize): 227 KiB on an H100 or H200.
+inline std::size_t shared_memory_per_block_optin() {
+  int device = 0, bytes = 0;
+  SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
+  SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  return static_cast<std::size_t>(bytes);
+}
+
 // resident_blocks for a kernel whose tiles are staged in `stage_bytes` of dynamic shared memory
 // (chapters 09, 10 and 11): first allows the kernel that much (past the default 48 KiB), and throws,
 // naming `who`, when not one block fits on an SM. Ask once per kernel, as above.
