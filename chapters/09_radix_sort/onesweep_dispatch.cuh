@@ -158,6 +158,10 @@ struct OnesweepStorage {
   unsigned tile_slot;
 };
 
+// Bytes of shared memory a tile of Shape takes: the pass kernel's whole storage, all of it dynamic.
+template <class Shape, class Key, class Value>
+constexpr std::size_t kOnesweepTileBytes = sizeof(OnesweepStorage<Shape, Key, Value>);
+
 // Which digits occur in this pass: thread d (of the first 256) reads the pass's histogram at d, and
 // each warp's lane 0 writes its 32 digits' bits. A barrier later makes them visible to all.
 __device__ inline void mark_digits_of_pass(const unsigned* pass_histogram, unsigned* pass_digits) {
@@ -393,7 +397,7 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
 }
 
 // One launch of a pass: a tile per block, in the order of the ticket. Its storage is the launch's
-// dynamic shared memory, sizeof(OnesweepStorage) bytes (the host allows the kernel that much).
+// dynamic shared memory, kOnesweepTileBytes of it (the host allows the kernel that much).
 template <class Shape, class Key, class Value, bool kPairs,
           int kMinBlocks = kPairs ? Shape::MIN_BLOCKS_PER_SM_PAIRS : Shape::MIN_BLOCKS_PER_SM_KEYS>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
@@ -444,9 +448,9 @@ struct OnesweepWorkspace {
     return portion_keys;
   }
 
-  // Bytes of shared memory a tile of keys, or of pairs, takes: the pass kernel's whole storage.
-  static constexpr std::size_t kKeysTileBytes = sizeof(OnesweepStorage<KeysShape, Key, Value>);
-  static constexpr std::size_t kPairsTileBytes = sizeof(OnesweepStorage<PairsShape, Key, Value>);
+  // Bytes of shared memory a tile of keys, or of pairs, takes.
+  static constexpr std::size_t kKeysTileBytes = kOnesweepTileBytes<KeysShape, Key, Value>;
+  static constexpr std::size_t kPairsTileBytes = kOnesweepTileBytes<PairsShape, Key, Value>;
 
   // Whether a tile of pairs fits in the shared memory a block may take; where it does not, pairs
   // sort in the keys' tiles (smaller, and slower for pairs, but they fit more GPUs).
@@ -483,7 +487,7 @@ void onesweep_passes(const Key* keys_in, Key* keys_out, const Value* values_in, 
   const Key* from_keys = keys_in;
   const Value* from_values = values_in;
   int to = 1;
-  constexpr std::size_t kSharedBytes = sizeof(OnesweepStorage<Shape, Key, Value>);
+  constexpr std::size_t kSharedBytes = kOnesweepTileBytes<Shape, Key, Value>;
   static const std::size_t resident = scanlab::resident_blocks_with_stage(
       onesweep_pass_kernel<Shape, Key, Value, kPairs>, Shape::BLOCK_THREADS, kSharedBytes, who);
   for (int pass = 0; pass < kPasses; ++pass) {

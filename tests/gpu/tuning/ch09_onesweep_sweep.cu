@@ -42,7 +42,7 @@ void variant(const char* name, Buffers& b, float cub_keys, float cub_pairs,
   int per_sm = 0;
   SCANLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, ch09::onesweep_pass_kernel<Shape, std::uint32_t, std::uint32_t, false>, Shape::BLOCK_THREADS,
-      sizeof(ch09::OnesweepStorage<Shape, std::uint32_t, std::uint32_t>)));
+      ch09::kOnesweepTileBytes<Shape, std::uint32_t, std::uint32_t>));
   std::printf("  %-8s %-16s polls %4u,%4u  regs %3d blocks/SM %d | keys %.4f ms x%.3f | pairs %.4f ms x%.3f %s\n",
               VARIANT, name, polls.first_ns, polls.every_ns, regs, per_sm, k, cub_keys / k, p, cub_pairs / p,
               ok ? "ok" : "WRONG");

@@ -29,8 +29,8 @@ using Key = std::uint64_t;
 using Value = std::uint32_t;
 using Buffers = SortBuffers<Key, Value>;
 
-// One tile shape for keys and for pairs (the minimum blocks per SM of each in the shape).
-// Shape for keys and for pairs (one shape for both unless PairsShape is given).
+// Shape for keys and for pairs (one shape for both unless PairsShape is given; the minimum blocks
+// per SM of each are in the shape).
 template <class Shape, class PairsShape = Shape>
 void variant(const char* name, Buffers& b, float cub_keys, float cub_pairs) {
   ch09::OnesweepWorkspace<Key, Value, Shape, PairsShape> ws(b.n);
