@@ -38,7 +38,7 @@ enum class IndexFault : unsigned long long {
   split_destination,    // i, returned, n, key, bit, f[i], f[n]
   tile_not_split,       // tile, bit, slot, key before, key at slot
   scatter_destination,  // tile, digit, place, returned, n, digit_start[digit], tiles
-  rank_in_warp,         // tile, warp, lane, item, digit, returned, keys in the tile
+  rank_in_warp,         // tile, warp, lane, item, digit, returned, keys of the warp
   look_back,            // tile, digit, count, returned, keys in earlier tiles, digit's first place, digit's end
   onesweep_place,       // tile, place in the sorted tile, digit, output position, n
   tile_not_sorted,      // tile, place, digit before it, digit at it, shift
@@ -87,9 +87,9 @@ inline std::string describe_index_fault(const unsigned long long* v) {
             "order.)";
       break;
     case IndexFault::rank_in_warp:
-      os << "rank_in_warp(digit = " << v[5] << ", ...) returned place " << v[6] << " for a tile of " << v[7]
-         << " keys (places 0 to " << v[7] - 1 << "): tile " << v[1] << ", warp " << v[2] << ", lane " << v[3]
-         << ", item " << v[4];
+      os << "rank_in_warp(digit = " << v[5] << ", ...) returned " << v[6]
+         << ", but the counters start at zero and the warp holds " << v[7] << " keys (ranks 0 to " << v[7] - 1
+         << "): tile " << v[1] << ", warp " << v[2] << ", lane " << v[3] << ", item " << v[4];
       break;
     case IndexFault::look_back:
       os << "look_back_digit(desc, tile = " << v[1] << ", count = " << v[3] << ", polls) returned " << v[4]
@@ -111,13 +111,15 @@ inline std::string describe_index_fault(const unsigned long long* v) {
     case IndexFault::onesweep_place:
       os << "the key at place " << v[2] << " of tile " << v[1] << "'s sorted tile (digit " << v[3]
          << ") would go to output position " << v[4] << " of " << v[5]
-         << " (the digit's first position from look_back_digit, plus the key's place from rank_in_warp): "
+         << " (the digit's first position from look_back_digit, plus the key's place in the sorted tile, which comes "
+            "from its rank from rank_in_warp): "
          << "one of the two is wrong for this digit";
       break;
     case IndexFault::tile_not_sorted:
-      os << "after rank_in_warp placed every key of tile " << v[1] << " (the pass on bits " << v[5] << " to "
-         << v[5] + 7 << "), the tile is not sorted by the digit: place " << v[2] - 1 << " holds a key of digit " << v[3]
-         << " and place " << v[2] << " one of digit " << v[4]
+      os << "after every key of tile " << v[1] << " went to its place (the pass on bits " << v[5] << " to " << v[5] + 7
+         << "; a key's place is where its warp's keys of its digit start, plus its rank from rank_in_warp), the tile "
+            "is not sorted by the digit: place "
+         << v[2] - 1 << " holds a key of digit " << v[3] << " and place " << v[2] << " one of digit " << v[4]
          << ". Each key's place must lie in its digit's run, and no two keys may share one (a place no key took keeps "
             "whatever shared memory held)";
       break;

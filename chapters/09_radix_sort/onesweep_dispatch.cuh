@@ -8,13 +8,14 @@
 //                               keys start in that pass's output (the "bins");
 //   onesweep_pass_kernel        per pass, one tile per block, in the order of an atomic ticket:
 //     1. load     the tile's keys, warp-striped: the tile's order is the input order;
-//     2. count    each warp's count of each digit (shared atomics); thread d sums digit d's;
+//     2. rank     your rank_in_warp, item by item, gives every key its rank among its warp's keys
+//                 of its digit, and leaves each warp's count of each digit (in a pass of at most
+//                 two digits, one ballot per item does it: below); thread d sums digit d's counts;
 //     3. publish  thread d publishes the tile's count of digit d (A; tile 0: P) at once;
 //     4. places   a block scan of the 256 counts gives where each digit starts in the tile, and the
-//                 warps in order where each warp's keys of each digit start; then your
-//                 rank_in_warp, item by item, gives every key its place in the tile sorted by the
-//                 digit, and the key goes there in shared memory (in a pass of at most two
-//                 digits, one ballot per item does it: below);
+//                 warps in order where each warp's keys of each digit start; a key's place in the
+//                 tile sorted by the digit is that start plus its rank, and the key goes there in
+//                 shared memory;
 //     5. look back thread d: your look_back_digit, the keys of digit d in all earlier tiles (a sort
 //                 of pairs loads the tile's values first: their loads overlap the look-back's);
 //     6. scatter  consecutive threads copy consecutive keys of the sorted tile out, each to
@@ -24,7 +25,7 @@
 // bytes: small integers (the top three bytes of int32 in [-100, 100] are all 0x00 or all 0xff), or
 // keys whose high bits never change. There rank_in_warp's meeting words make the lanes of a warp
 // take turns at one or two shared-memory atomics (32 lanes on 2 words). The histograms say before
-// the pass which digits occur in it; when at most two do, a key's place needs no meeting: one
+// the pass which digits occur in it; when at most two do, a key's rank needs no meeting: one
 // ballot says which lanes hold the low digit, and every other valid key holds the high one. Tiles
 // of a pass with more digits still go through rank_in_warp.
 // Each pass reads and writes every key once (and every value): 2 x (key + value) bytes per element,
@@ -219,6 +220,18 @@ struct OnesweepPass {
   unsigned long long* fault;
 };
 
+// Numbers below 2^16, two to a register: a tile's ranks, and then its places (a tile holds at
+// most 2^16 keys). Unpacked, the ranks took a register each and the keys' pass spilled several
+// times as many bytes (ptxas -v).
+template <int N>
+struct PackedHalves {
+  unsigned w[(N + 1) / 2] = {};
+  __device__ __forceinline__ void set(int j, unsigned v) {
+    w[j / 2] = j % 2 == 0 ? (w[j / 2] & 0xffff0000u) | v : (w[j / 2] & 0xffffu) | (v << 16);
+  }
+  __device__ __forceinline__ unsigned get(int j) const { return j % 2 == 0 ? w[j / 2] & 0xffffu : w[j / 2] >> 16; }
+};
+
 // One tile of a pass: steps 1 to 6 above. kFull: the tile holds TILE_ITEMS keys, as every tile of a
 // launch but the last does. Its code then checks no bounds, and each lane loads from one pointer at
 // fixed offsets: a third fewer instructions in the keys' pass (Nsight Compute, H200, 2^26 keys),
@@ -229,6 +242,7 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
                                                    std::size_t tile_begin, int valid) {
   constexpr int ITEMS = Shape::ITEMS_PER_THREAD;
   constexpr int THREADS = Shape::BLOCK_THREADS;
+  static_assert(Shape::TILE_ITEMS <= 65536, "a tile's ranks and places are packed in 16 bits");
   const int warp = scanlab::warp_id();
   const int lane = scanlab::lane_id();
   const unsigned d_mine = threadIdx.x;  // the digit this thread publishes and looks back for
@@ -256,13 +270,50 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   mark_digits_of_pass(pass.pass_histogram, s.pass_digits);
   __syncthreads();  // the counters are zero, the pass's digits marked
 
-  // 2. count: each warp's count of each digit (shared atomics: here the order does not matter)
+  // 2. rank: your rank_in_warp, item by item, gives each key its rank among the warp's keys of its
+  //    digit (the counters start at zero), and leaves each warp's count of each digit in its
+  //    counters. The ranks wait in registers, two to a register, until the warp's keys of each
+  //    digit know where they start in the tile (step 4). Counting the keys first, with one shared
+  //    atomic each, and ranking them from the warps' starts took 6% longer on an H200 (book,
+  //    chapter 09, "Rank first, place later"); the counts now go out after the ranking.
+  const int warp_keys =
+      kFull ? ITEMS * scanlab::kWarpThreads : min(max(valid - warp_first, 0), ITEMS * scanlab::kWarpThreads);
+  PackedHalves<ITEMS> rank;  // for pairs, later the keys' places in the tile
+  if (const TwoDigits two = two_digits_of_pass(s.pass_digits); two.few) {
+    // A key's rank: the keys of its digit in the warp's earlier items and in the lanes below it.
+    // The valid keys of a tile end at one lane of one item: so below a valid key every lane is
+    // valid, and every earlier item is full.
+    const unsigned below = scanlab::lanes_below_mask(lane);
+    unsigned low_before = 0;  // keys of the low digit in this warp's earlier items
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    const unsigned d = digit(j);
-    if (d != kNoDigit) atomicAdd(&s.warp_counts[warp][d], 1u);
+    for (int j = 0; j < ITEMS; ++j) {
+      const unsigned d = digit(j);
+      const unsigned low = __ballot_sync(scanlab::kFullWarpMask, d == two.low);
+      const unsigned low_below = static_cast<unsigned>(__popc(low & below));
+      const unsigned keys_before = static_cast<unsigned>(j * scanlab::kWarpThreads + lane);
+      rank.set(j, d == two.low ? low_before + low_below : keys_before - low_before - low_below);
+      low_before += static_cast<unsigned>(__popc(low));
+    }
+    if (lane == 0) {  // the warp's counts: low_before of the low digit, the rest of the high one
+      s.warp_counts[warp][two.low] = low_before;
+      if (two.high != two.low) s.warp_counts[warp][two.high] = static_cast<unsigned>(warp_keys) - low_before;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      unsigned r = rank_in_warp(digit(j), s.warp_counts[warp], s.warp_match[warp]);
+      if constexpr (kCheckIndices) {
+        if (digit(j) != kNoDigit && r >= static_cast<unsigned>(warp_keys)) {
+          record_index_fault(pass.fault, IndexFault::rank_in_warp, tile, static_cast<unsigned long long>(warp),
+                             static_cast<unsigned long long>(lane), static_cast<unsigned long long>(j), digit(j), r,
+                             static_cast<unsigned long long>(warp_keys));
+          r = 0;  // a rank in the warp: the sort stops after this launch anyway
+        }
+      }
+      rank.set(j, r);
+    }
   }
-  __syncthreads();
+  __syncthreads();     // every warp's counts
   unsigned count = 0;  // thread d: the tile's count of digit d
   if (d_mine < kOnesweepDigits) {
     for (int w = 0; w < Shape::WARPS; ++w) count += s.warp_counts[w][d_mine];
@@ -275,7 +326,8 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   }
 
   // 4. where each digit starts in the tile (a block scan of the counts), and where each warp's keys
-  //    of each digit start (the warps in order); then every key to its place in the sorted tile
+  //    of each digit start (the warps in order); then every key to its place in the sorted tile:
+  //    where its warp's keys of its digit start, plus its rank
   unsigned start[1] = {count};
   unsigned tile_total;
   scanlab::BlockScan<unsigned, THREADS>(s.scan).exclusive_scan(start, scanlab::Plus<unsigned>{}, tile_total);
@@ -288,41 +340,13 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
     }
   }
   __syncthreads();
-  unsigned place[kPairs ? ITEMS : 1];  // pairs: the values follow their keys to the same places
-  if (const TwoDigits two = two_digits_of_pass(s.pass_digits); two.few) {
-    // A key's place: where the warp's keys of its digit start, plus those of its digit in the
-    // warp's earlier items and in the lanes below it. The valid keys of a tile end at one lane of
-    // one item: so below a valid key every lane is valid, and every earlier item is full.
-    const unsigned low_start = s.warp_counts[warp][two.low];
-    const unsigned high_start = s.warp_counts[warp][two.high];
-    const unsigned below = scanlab::lanes_below_mask(lane);
-    unsigned low_before = 0;  // keys of the low digit in this warp's earlier items
 #pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      const unsigned d = digit(j);
-      const unsigned low = __ballot_sync(scanlab::kFullWarpMask, d == two.low);
-      const unsigned low_below = static_cast<unsigned>(__popc(low & below));
-      const unsigned keys_before = static_cast<unsigned>(j * scanlab::kWarpThreads + lane);
-      const unsigned p =
-          d == two.low ? low_start + low_before + low_below : high_start + (keys_before - low_before - low_below);
-      low_before += static_cast<unsigned>(__popc(low));
-      if (d != kNoDigit) s.exchange.keys[p] = keys[j];
-      if constexpr (kPairs) place[j] = p;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      unsigned p = rank_in_warp(digit(j), s.warp_counts[warp], s.warp_match[warp]);
-      if constexpr (kCheckIndices) {
-        if (digit(j) != kNoDigit && p >= static_cast<unsigned>(valid)) {
-          record_index_fault(pass.fault, IndexFault::rank_in_warp, tile, static_cast<unsigned long long>(warp),
-                             static_cast<unsigned long long>(lane), static_cast<unsigned long long>(j), digit(j), p,
-                             static_cast<unsigned long long>(valid));
-          p = 0;  // a place in the tile: the sort stops after this launch anyway
-        }
-      }
-      if (digit(j) != kNoDigit) s.exchange.keys[p] = keys[j];
-      if constexpr (kPairs) place[j] = p;
+  for (int j = 0; j < ITEMS; ++j) {
+    const unsigned d = digit(j);
+    if (d != kNoDigit) {
+      const unsigned p = s.warp_counts[warp][d] + rank.get(j);
+      s.exchange.keys[p] = keys[j];
+      if constexpr (kPairs) rank.set(j, p);  // the values follow their keys to the same places
     }
   }
 
@@ -385,7 +409,7 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
     __syncthreads();  // every key has left the exchange
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {
-      if (in_tile(j)) s.exchange.values[place[j]] = values[j];
+      if (in_tile(j)) s.exchange.values[rank.get(j)] = values[j];
     }
     __syncthreads();
 #pragma unroll

@@ -67,13 +67,14 @@ struct DigitCountDescriptors {
 // ---------------------------------------------------------------------------------------------
 
 // Called by all 32 lanes of a warp, once per item j, in order (the warp's keys j x 32 + lane).
-// warp_counts[d] (the warp's 256 counters in shared memory, which only this warp touches) is where
-// the warp's next key of digit d goes in the sorted tile: the kernel set it to where digit d starts
-// in the tile plus the keys of digit d in the earlier warps. Returns this lane's key's place: the
-// counter of its digit plus the keys of the same digit in the lower lanes of this item; and
-// advances each counter past this item's keys of its digit. So the keys of one digit keep their
-// input order: the sort is stable. A lane past the end of the input has digit kNoDigit: it takes
-// part in no count, and its result is not used.
+// warp_counts[d] (the warp's 256 counters in shared memory, which only this warp touches) counts
+// the warp's keys of digit d in the items before this one: the kernel sets every counter to zero
+// before item 0. Returns this lane's key's rank: the counter of its digit plus the keys of the same
+// digit in the lower lanes of this item; and advances each counter past this item's keys of its
+// digit. After the last item the counters hold the warp's count of each digit, and the kernel puts
+// each key at its rank past where its warp's keys of its digit start in the sorted tile. So the
+// keys of one digit keep their input order: the sort is stable. A lane past the end of the input
+// has digit kNoDigit: it takes part in no count, and its result is not used.
 //
 // The lanes with the same digit ("peers") meet in warp_match[digit] (256 words of the warp, zero
 // between calls): every lane sets its bit there with an atomic OR, and once all have, the word
@@ -88,14 +89,14 @@ __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, u
   const bool valid = digit < kOnesweepDigits;
   const unsigned me = 1u << scanlab::lane_id();
   // BEGIN TODO
-  // TODO(student): return this lane's place (the contract above); afterwards warp_counts[digit] is
+  // TODO(student): return this lane's rank (the contract above); afterwards warp_counts[digit] is
   //   past this item's keys of the digit and warp_match[digit] is zero. A lane's shared-memory
   //   writes reach the other lanes only across a __syncwarp: the word must hold every peer's bit
   //   before anyone reads it, and every peer must have read it before it is cleared. Every lane
   //   of the warp, valid or not, reaches every __syncwarp and __shfl_sync.
   (void)me;
   (void)warp_match;
-  return valid ? warp_counts[digit] : 0;  // wrong on purpose: every peer gets the same place
+  return valid ? warp_counts[digit] : 0;  // wrong on purpose: every peer gets the same rank
   // END TODO
 }
 // --8<-- [end:rank_in_warp]

@@ -44,7 +44,7 @@ __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, u
   const unsigned peers = valid ? warp_match[digit] : me;
   __syncwarp();  // every lane has read its word before a leader clears it
   const int leader = __ffs(static_cast<int>(peers)) - 1;
-  unsigned first = 0;  // where the first of the peers goes
+  unsigned first = 0;  // the first peer's rank
   if (valid && scanlab::lane_id() == leader) {
     first = warp_counts[digit];
     warp_counts[digit] = first + static_cast<unsigned>(__popc(peers));
