@@ -115,6 +115,11 @@ int main() {
         variant<GivenKeysShape, OnesweepShape<352, 28, 2>>("pairs 352x28 min2", b, ck, cp);
         variant<GivenKeysShape, OnesweepShape<416, 24, 2>>("pairs 416x24 min2", b, ck, cp);
 #endif
+#ifdef MIXED_SHAPES_SWEEP  // tiles of 384 for the keys, one tile for both, keys capped for 3 blocks
+        variant<OnesweepShape<384, 24, 2>, OnesweepPairsShape<std::uint32_t>>("keys 384x24 min2", b, ck, cp);
+        variant<OnesweepShape<384, 20, 2>, OnesweepShape<384, 20, 2>>("384x20 min2", b, ck, cp);
+        variant<OnesweepShape<256, 24, 3>, OnesweepShape<384, 26, 2>>("k256x24m3 p384x26", b, ck, cp);
+#endif
 #ifdef WIDE_SWEEP  // longer tiles for the keys (the pairs' shape as given)
         variant<OnesweepShape<256, 28, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x28 min3", b, ck, cp);
         variant<OnesweepShape<256, 26, 4>, OnesweepPairsShape<std::uint32_t>>("keys 256x26 min4", b, ck, cp);

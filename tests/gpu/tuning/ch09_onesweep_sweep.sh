@@ -9,6 +9,7 @@
 #                                                        -DPOLL_SWEEP: other poll schedules;
 #                                                        -DPAIRS_SWEEP: other tiles for the pairs;
 #                                                        -DLONG_PAIRS_SWEEP: longer ones;
+#                                                        -DMIXED_SHAPES_SWEEP: keys in 384, both in 384 x 20;
 #                                                        UNIFORM_ONLY=1: uniform keys only)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
