@@ -220,8 +220,9 @@ struct OnesweepPass {
   unsigned long long* fault;
 };
 
-// Small numbers packed in registers, 32 / kBits to a register: a tile's ranks and then its places
-// (16 bits: a tile holds at most 2^16 keys), and the digits of the keys a thread scatters (8 bits).
+// Small numbers packed in registers, 32 / kBits to a register, each below 2^kBits: a tile's ranks
+// and then its places (16 bits: a tile holds at most 2^16 keys), and the digits of the keys a
+// thread scatters (8 bits).
 // Unpacked, the ranks took a register each and the keys' pass spilled several times as many bytes
 // (ptxas -v).
 template <int N, int kBits>
