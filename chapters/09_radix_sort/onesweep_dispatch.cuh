@@ -392,8 +392,14 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   //    (book, chapter 09, "Rank first, place later").
   auto out_position = [&](unsigned d, int p) {
     const unsigned o = s.out_base[d] + static_cast<unsigned>(p);
-    // checking builds: a bad position was recorded; write at 0, the sort stops after this launch
-    return kCheckIndices && o >= pass.n ? 0u : o;
+    if constexpr (kCheckIndices) {
+      if (o >= pass.n) {  // (the first fault is kept: a value's repeat of its key's is a no-op)
+        record_index_fault(pass.fault, IndexFault::onesweep_place, tile, static_cast<unsigned long long>(p), d, o,
+                           pass.n);
+        return 0u;  // a position in the output: the sort stops after this launch anyway
+      }
+    }
+    return o;
   };
   PackedFields<kPairs ? ITEMS : 1, 8> scattered_digit;
 #pragma unroll
@@ -407,11 +413,6 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
         if (d_before > d) {
           record_index_fault(pass.fault, IndexFault::tile_not_sorted, tile, static_cast<unsigned long long>(p),
                              d_before, d, static_cast<unsigned long long>(pass.shift));
-        }
-        const unsigned o = s.out_base[d] + static_cast<unsigned>(p);
-        if (o >= pass.n) {
-          record_index_fault(pass.fault, IndexFault::onesweep_place, tile, static_cast<unsigned long long>(p), d, o,
-                             pass.n);
         }
       }
       pass.keys_out[out_position(d, p)] = key;
