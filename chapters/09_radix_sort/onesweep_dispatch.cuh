@@ -16,11 +16,11 @@
 //                 warps in order where each warp's keys of each digit start; a key's place in the
 //                 tile sorted by the digit is that start plus its rank, and the key goes there in
 //                 shared memory;
-//     5. look back thread d: your look_back_digit, the keys of digit d in all earlier tiles (a sort
-//                 of pairs loads the tile's values first: their loads overlap the look-back's);
+//     5. look back thread d: your look_back_digit, the keys of digit d in all earlier tiles;
 //     6. scatter  consecutive threads copy consecutive keys of the sorted tile out, each to
 //                 bins[d] + (digit d's keys in earlier tiles) + (its rank among the tile's keys of
-//                 digit d): the keys of one digit go out as one run, so the stores coalesce.
+//                 digit d): the keys of one digit go out as one run, so the stores coalesce. A sort
+//                 of pairs then loads the tile's values and sends them the same way.
 // A pass of at most two digits. Keys that are mostly alike have few distinct digits in their upper
 // bytes: small integers (the top three bytes of int32 in [-100, 100] are all 0x00 or all 0xff), or
 // keys whose high bits never change. There rank_in_warp's meeting words make the lanes of a warp
@@ -59,21 +59,22 @@ namespace ch09 {
 
 // The tiles, measured with uniform keys and CUB in the same process (tests/gpu/tuning/
 // ch09_onesweep_sweep.sh and ch09_onesweep_u64_sweep.sh). Keys of 4 bytes sort fastest in tiles of
-// 256 threads x 24 keys with registers capped for 4 blocks per SM (H100, then H200). Pairs hold a
-// value beside every key and want longer tiles, as CUB's do: 384 x 24 capped for 2 blocks took
-// 0.91-0.94 x the faster CUB SortPairs at 2^24..2^28 on an H200, where 256 x 20 capped for 3 took
-// 0.80-0.89. A tile of 1.8 times the keys pays its fixed work (the scan of 256 counts, their
-// publication and look-back, the barriers) 1.8 times less often. Keys of 8 bytes (H200,
-// uniform over 64 bits, uint32 values): 256 x 20 capped for 3 blocks when sorting keys (1.02-1.04
-// x CUB), 384 x 20 capped for 2 with pairs (0.95-0.97, where 256 x 15 took 0.83-0.89). Those tiles
-// need more than the 48 KiB of static shared memory a block may declare (a tile of pairs of uint32
-// keys, 61 KiB; of uint64 keys, 85 KiB): the pass kernel's storage is dynamic shared memory (book,
-// chapter 09, "Longer tiles"). On a GPU that lets a block take less (a T4: 64 KiB), pairs sort in
-// the keys' tiles (OnesweepWorkspace::shared_per_block).
+// 256 threads x 28 keys with registers capped for 4 blocks per SM (on an H200 0.96-1.00 x the
+// faster CUB SortKeys at 2^24..2^28, where 256 x 24 took 0.97 and 256 x 32 0.94-0.95). Pairs hold
+// a value beside every key and want longer tiles, as CUB's do: 384 x 28 capped for 2 blocks took
+// 0.97-0.98 x the faster CUB SortPairs, 384 x 24 0.95-0.97, and 256 x 20 capped for 3 0.80-0.87.
+// A longer tile pays its fixed work (the scan of 256 counts, their publication and look-back, the
+// barriers) less often. Keys of 8 bytes (H200, uniform over 64 bits, uint32 values): 256 x 20
+// capped for 3 blocks when sorting keys (1.02-1.04 x CUB), 384 x 20 capped for 2 with pairs
+// (0.97-0.98, where 256 x 15 took 0.83-0.89). Those tiles need more than the 48 KiB of static
+// shared memory a block may declare (a tile of pairs of uint32 keys, 67 KiB; of uint64 keys, 85
+// KiB): the pass kernel's storage is dynamic shared memory (book, chapter 09, "Longer tiles"). On
+// a GPU that lets a block take less (a T4: 64 KiB), pairs sort in the keys' tiles
+// (OnesweepWorkspace::shared_per_block).
 template <class Key>
-using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 24, 4>, OnesweepShape<256, 20, 3>>;
+using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 28, 4>, OnesweepShape<256, 20, 3>>;
 template <class Key>
-using OnesweepPairsShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<384, 24, 2>, OnesweepShape<384, 20, 2>>;
+using OnesweepPairsShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<384, 28, 2>, OnesweepShape<384, 20, 2>>;
 
 // Thread d's look-back finds its predecessors' counts mostly published already (they are written
 // before the exchange): no sleep before the first read, a short one between reads of an X.
@@ -259,7 +260,6 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
 
   // 1. load, warp-striped: item j of this lane is key warp_first + j x 32 + lane of the tile
   Key keys[ITEMS];
-  Value values[ITEMS];
   const int warp_first = warp * ITEMS * scanlab::kWarpThreads;
   auto in_tile = [&](int j) {
     return kFull || warp_first + j * scanlab::kWarpThreads + lane < valid;
@@ -355,15 +355,6 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
     }
   }
 
-  // Pairs: the values only now, so that they take no registers while the keys are ranked (loaded
-  // with the keys, they made the compiler spill: 0.88 x CUB's SortPairs at 2^28 on an H200, 0.96
-  // to 0.98 this way); their loads are in flight during the look-back.
-  if constexpr (kPairs) {
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      if (in_tile(j)) values[j] = __ldcs(pass.values_in + lane_first + j * scanlab::kWarpThreads);
-    }
-  }
   // 5. look back, one thread per digit
   if (d_mine < kOnesweepDigits) {
     const unsigned before = look_back_digit(desc, tile, count, pass.polls);
@@ -419,7 +410,16 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
       if constexpr (kPairs) scattered_digit.set(k, d);
     }
   }
+  // Pairs: the values only now, as CUB loads them, so that they take no registers while the keys
+  // are ranked, looked back for and copied out. Loaded with the keys, they made the compiler spill
+  // (0.88 x CUB's SortPairs at 2^28 on an H200); loaded before the look-back, so that their loads
+  // overlapped its wait, 0.90 at 2^28 where this takes 0.95 (book, chapter 09, "The values last").
   if constexpr (kPairs) {
+    Value values[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      if (in_tile(j)) values[j] = __ldcs(pass.values_in + lane_first + j * scanlab::kWarpThreads);
+    }
     __syncthreads();  // every key has left the exchange
 #pragma unroll
     for (int j = 0; j < ITEMS; ++j) {

@@ -120,6 +120,26 @@ int main() {
         variant<OnesweepShape<384, 20, 2>, OnesweepShape<384, 20, 2>>("384x20 min2", b, ck, cp);
         variant<OnesweepShape<256, 24, 3>, OnesweepShape<384, 26, 2>>("k256x24m3 p384x26", b, ck, cp);
 #endif
+#ifdef KEYS_384_SWEEP  // keys in CUB's block of 384 threads, capped for 3 blocks (the pairs' shape as given)
+        variant<OnesweepShape<384, 16, 3>, OnesweepPairsShape<std::uint32_t>>("keys 384x16 min3", b, ck, cp);
+        variant<OnesweepShape<384, 18, 3>, OnesweepPairsShape<std::uint32_t>>("keys 384x18 min3", b, ck, cp);
+        variant<OnesweepShape<384, 19, 3>, OnesweepPairsShape<std::uint32_t>>("keys 384x19 min3", b, ck, cp);
+        variant<OnesweepShape<384, 20, 3>, OnesweepPairsShape<std::uint32_t>>("keys 384x20 min3", b, ck, cp);
+        variant<OnesweepShape<288, 24, 3>, OnesweepPairsShape<std::uint32_t>>("keys 288x24 min3", b, ck, cp);
+        variant<OnesweepShape<320, 20, 3>, OnesweepPairsShape<std::uint32_t>>("keys 320x20 min3", b, ck, cp);
+#endif
+#ifdef LONGER_TILES_SWEEP  // keys in longer tiles capped for 4 blocks, pairs around the given tile
+        using GivenPairs4 = OnesweepPairsShape<std::uint32_t>;
+        using GivenKeys4 = OnesweepKeysShape<std::uint32_t>;
+        variant<OnesweepShape<256, 26, 4>, GivenPairs4>("keys 256x26 min4", b, ck, cp);
+        variant<OnesweepShape<256, 28, 4>, GivenPairs4>("keys 256x28 min4", b, ck, cp);
+        variant<OnesweepShape<256, 30, 4>, GivenPairs4>("keys 256x30 min4", b, ck, cp);
+        variant<OnesweepShape<256, 32, 4>, GivenPairs4>("keys 256x32 min4", b, ck, cp);
+        variant<GivenKeys4, OnesweepShape<384, 22, 2>>("pairs 384x22 min2", b, ck, cp);
+        variant<GivenKeys4, OnesweepShape<384, 26, 2>>("pairs 384x26 min2", b, ck, cp);
+        variant<GivenKeys4, OnesweepShape<384, 28, 2>>("pairs 384x28 min2", b, ck, cp);
+        variant<GivenKeys4, OnesweepShape<448, 22, 2>>("pairs 448x22 min2", b, ck, cp);
+#endif
 #ifdef WIDE_SWEEP  // longer tiles for the keys (the pairs' shape as given)
         variant<OnesweepShape<256, 28, 3>, OnesweepPairsShape<std::uint32_t>>("keys 256x28 min3", b, ck, cp);
         variant<OnesweepShape<256, 26, 4>, OnesweepPairsShape<std::uint32_t>>("keys 256x26 min4", b, ck, cp);

@@ -10,6 +10,8 @@
 #                                                        -DPAIRS_SWEEP: other tiles for the pairs;
 #                                                        -DLONG_PAIRS_SWEEP: longer ones;
 #                                                        -DMIXED_SHAPES_SWEEP: keys in 384, both in 384 x 20;
+#                                                        -DKEYS_384_SWEEP: keys in 384 threads capped for 3;
+#                                                        -DLONGER_TILES_SWEEP: keys capped for 4 up to 256 x 32;
 #                                                        UNIFORM_ONLY=1: uniform keys only)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
