@@ -62,7 +62,7 @@ namespace ch09 {
 // 256 threads x 28 keys with registers capped for 4 blocks per SM (on an H200 0.96-1.00 x the
 // faster CUB SortKeys at 2^24..2^28, where 256 x 24 took 0.97 and 256 x 32 0.94-0.95). Pairs hold
 // a value beside every key and want longer tiles, as CUB's do: 384 x 28 capped for 2 blocks took
-// 0.97-0.98 x the faster CUB SortPairs, 384 x 24 0.95-0.97, and 256 x 20 capped for 3 0.80-0.87.
+// 0.97-0.99 x the faster CUB SortPairs, 384 x 24 0.94-0.97, and 256 x 20 capped for 3 0.80-0.89.
 // A longer tile pays its fixed work (the scan of 256 counts, their publication and look-back, the
 // barriers) less often. Keys of 8 bytes (H200, uniform over 64 bits, uint32 values): 256 x 20
 // capped for 3 blocks when sorting keys (1.02-1.04 x CUB), 384 x 20 capped for 2 with pairs
