@@ -68,10 +68,13 @@ namespace ch09 {
 // A longer tile pays its fixed work (the scan of 256 counts, their publication and look-back, the
 // barriers) less often. Keys of 8 bytes (H200, uniform over 64 bits, uint32 values): 256 x 20
 // capped for 3 blocks when sorting keys (1.02-1.04 x CUB), 384 x 20 capped for 2 with pairs
-// (0.97-0.98, where 256 x 15 took 0.83-0.89). Those tiles need more than the 48 KiB of static
-// shared memory a block may declare (a tile of pairs of uint32 keys, 67 KiB; of uint64 keys, 85
-// KiB): the pass kernel's storage is dynamic shared memory (book, chapter 09, "Longer tiles"). On
-// a GPU that lets a block take less (a T4: 64 KiB), pairs sort in the keys' tiles
+// (0.97-0.98, where 256 x 15 took 0.83-0.89). The pairs' figures are from before the values were
+// asked of the L2 cache early (below): with it, 1.01-1.02 for uint32 pairs at 2^26 and up and
+// 1.02 for uint64 pairs, and longer tiles (uint32 384 x 30 and 32, uint64 384 x 22 and 24) were no
+// faster (book, chapter 09, "The values asked for early"). Those tiles need more than the 48 KiB
+// of static shared memory a block may declare (a tile of pairs of uint32 keys, 67 KiB; of uint64
+// keys, 85 KiB): the pass kernel's storage is dynamic shared memory (book, chapter 09, "Longer
+// tiles"). On a GPU that lets a block take less (a T4: 64 KiB), pairs sort in the keys' tiles
 // (OnesweepWorkspace::shared_per_block).
 template <class Key>
 using OnesweepKeysShape = std::conditional_t<sizeof(Key) == 4, OnesweepShape<256, 28, 4>, OnesweepShape<256, 20, 3>>;
