@@ -16,7 +16,8 @@
 //                 warps in order where each warp's keys of each digit start; a key's place in the
 //                 tile sorted by the digit is that start plus its rank, and the key goes there in
 //                 shared memory;
-//     5. look back thread d: your look_back_digit, the keys of digit d in all earlier tiles;
+//     5. look back thread d: your look_back_digit, the keys of digit d in all earlier tiles (then
+//                 it clears digit d's word of its tile on the other side of the descriptors);
 //     6. scatter  consecutive threads copy consecutive keys of the sorted tile out, each to
 //                 bins[d] + (digit d's keys in earlier tiles) + (its rank among the tile's keys of
 //                 digit d): the keys of one digit go out as one run, so the stores coalesce. A sort
@@ -29,10 +30,16 @@
 // the pass which digits occur in it; when at most two do, a key's rank needs no meeting: one
 // ballot says which lanes hold the low digit, and every other valid key holds the high one. Tiles
 // of a pass with more digits still go through rank_in_warp.
+// The passes run back to back. Each launch of a pass is placed on the GPU while the one before it
+// finishes its last tiles (a programmatic dependent launch, scanlab/dependent_launch.cuh), and no
+// memset stands between them: the descriptors have two sides, which the launches use in turn, and
+// each tile clears its own tile's words on the side of the launch before it, for the launch after
+// it (step 5).
 // Each pass reads and writes every key once (and every value): 2 x (key + value) bytes per element,
-// plus the tiles' descriptors (1 KiB per tile). Counts are 30 bits: more than 2^28 keys are sorted
-// in portions of at most 2^28 per launch, each portion starting from the bins the last tile of the
-// previous one left (the total count of each digit so far).
+// plus the tiles' descriptors (1 KiB per tile written, and 1 KiB of the other side cleared). Counts
+// are 30 bits: more than 2^28 keys are sorted in portions of at most 2^28 per launch, each portion
+// starting from the bins the last tile of the previous one left (the total count of each digit so
+// far).
 #pragma once
 
 #include <algorithm>
@@ -52,7 +59,9 @@
 #include <scanlab/prefetch.cuh>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
+#include <scanlab/single_pass/zeroed_sides.hpp>
 
+#include "../../common/include/scanlab/dependent_launch.cuh"  // by path: it has a launch (see there)
 #include "index_checks.cuh"
 #include "onesweep.cuh"
 #include "onesweep_tile.cuh"
@@ -226,6 +235,17 @@ struct OnesweepPass {
   unsigned long long* fault;
 };
 
+// The descriptors of the launch before, which this launch clears for the launch after it (the
+// workspace keeps two sides of descriptors, used by the launches in turn: ZeroedSides): tile t
+// (t < tiles) zeroes its 256 words there, tile 0 also that side's ticket. tiles is 0 where the
+// host clears that side itself. A kernel parameter of its own: one more field in OnesweepPass made
+// the compiler spill more in the pairs' kernel, which then ran 5-9% slower (book, chapter 09).
+struct OnesweepStaleSide {
+  unsigned* ticket;
+  unsigned* words;
+  std::size_t tiles;
+};
+
 // Small numbers packed in registers, 32 / kBits to a register, each below 2^kBits: a tile's ranks
 // and then its places (16 bits: a tile holds at most 2^16 keys), and the digits of the keys a
 // thread scatters (8 bits).
@@ -249,8 +269,8 @@ struct PackedFields {
 // though not a faster pass by itself, which waits mostly on shared memory and on its look-back.
 template <class Shape, class Key, class Value, bool kPairs, bool kFull>
 __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, Value>& s,
-                                                   const OnesweepPass<Key, Value>& pass, unsigned tile,
-                                                   std::size_t tile_begin, int valid) {
+                                                   const OnesweepPass<Key, Value>& pass, const OnesweepStaleSide& stale,
+                                                   unsigned tile, std::size_t tile_begin, int valid) {
   constexpr int ITEMS = Shape::ITEMS_PER_THREAD;
   constexpr int THREADS = Shape::BLOCK_THREADS;
   static_assert(Shape::TILE_ITEMS <= 65536, "a tile's ranks and places are packed in 16 bits");
@@ -385,6 +405,10 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
     const unsigned first = pass.bins[d_mine] + before;  // where the tile's first key of digit d goes
     s.out_base[d_mine] = first - start[0];              // minus its place in the sorted tile
     if (pass.next_bins != nullptr && tile_begin + Shape::TILE_ITEMS >= pass.end) pass.next_bins[d_mine] = first + count;
+    // The launch before this one is over, and no one reads its descriptors any more: the tile
+    // clears its own tile's words there (tile 0 also that side's ticket), for the next launch.
+    if (tile < stale.tiles) stale.words[static_cast<std::size_t>(tile) * kOnesweepDigits + d_mine] = 0;
+    if (tile == 0 && d_mine == 0) *stale.ticket = 0;
   }
   __syncthreads();  // the sorted tile and the bases
 
@@ -452,16 +476,22 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
 template <class Shape, class Key, class Value, bool kPairs,
           int kMinBlocks = kPairs ? Shape::MIN_BLOCKS_PER_SM_PAIRS : Shape::MIN_BLOCKS_PER_SM_KEYS>
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
-    onesweep_pass_kernel(const OnesweepPass<Key, Value> pass) {
+    onesweep_pass_kernel(const OnesweepPass<Key, Value> pass, const OnesweepStaleSide stale) {
+  // Launched right behind the kernel before it (launch_dependent): nothing of global memory before
+  // that kernel has ended. Every block of this one has started once all have passed here, and a
+  // tile waits only for tiles of earlier tickets, so the next pass's blocks may take the room of
+  // this one's as they end.
+  scanlab::wait_for_previous_grid();
+  scanlab::allow_next_grid();
   extern __shared__ __align__(16) unsigned char onesweep_shared[];
   auto& s = *reinterpret_cast<OnesweepStorage<Shape, Key, Value>*>(onesweep_shared);
   const unsigned tile =
       scanlab::single_pass::dynamic_tile_index(pass.ticket, scanlab::single_pass::TileOrder::ticket, s.tile_slot);
   const std::size_t tile_begin = pass.begin + static_cast<std::size_t>(tile) * Shape::TILE_ITEMS;
   if (pass.end - tile_begin >= Shape::TILE_ITEMS) {
-    onesweep_sort_tile<Shape, Key, Value, kPairs, true>(s, pass, tile, tile_begin, Shape::TILE_ITEMS);
+    onesweep_sort_tile<Shape, Key, Value, kPairs, true>(s, pass, stale, tile, tile_begin, Shape::TILE_ITEMS);
   } else {
-    onesweep_sort_tile<Shape, Key, Value, kPairs, false>(s, pass, tile, tile_begin,
+    onesweep_sort_tile<Shape, Key, Value, kPairs, false>(s, pass, stale, tile, tile_begin,
                                                          static_cast<int>(pass.end - tile_begin));
   }
 }
@@ -471,8 +501,10 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
 // ---------------------------------------------------------------------------------------------
 
 // Scratch for sorting up to `capacity` keys of type Key (and values of type Value): a second key
-// and value buffer to ping-pong with, the histograms, the bins of every pass and portion, and one
-// portion's descriptors. Allocate once, outside timing. portion_keys (tests) lowers the portion.
+// and value buffer to ping-pong with, the histograms, the bins of every pass and portion, and two
+// sides of one portion's descriptors (the launches use them in turn, and each clears the other for
+// the next: no memset between passes). Allocate once, outside timing. portion_keys (tests) lowers
+// the portion.
 template <class Key, class Value = std::uint32_t, class KeysShape = OnesweepKeysShape<Key>,
           class PairsShape = OnesweepPairsShape<Key>>
 struct OnesweepWorkspace {
@@ -490,7 +522,14 @@ struct OnesweepWorkspace {
         values_alt(n),
         histograms(static_cast<std::size_t>(kPasses) * kOnesweepDigits),
         bins(static_cast<std::size_t>(kPasses) * portions * kOnesweepDigits),
-        descriptors(1 + (portion + kSmallerTile - 1) / kSmallerTile * kOnesweepDigits) {}
+        side_words(launch_words((portion + kSmallerTile - 1) / kSmallerTile)),
+        descriptors(2 * side_words),
+        sides(side_words) {}
+
+  // Words of a launch of `tiles` tiles on its side of the descriptors: the ticket, then 256 a tile.
+  static std::size_t launch_words(std::size_t tiles) { return 1 + tiles * kOnesweepDigits; }
+  // The ticket of the latest launch, on its side (tests: how many tiles it handed out).
+  const unsigned* latest_ticket() const { return descriptors.data() + sides.side() * side_words; }
 
   static std::size_t checked_portion(std::size_t portion_keys) {
     if (portion_keys == 0 || portion_keys > kOnesweepMaxPortion) {
@@ -519,7 +558,9 @@ struct OnesweepWorkspace {
   scanlab::DeviceBuffer<Value> values_alt;
   scanlab::DeviceBuffer<unsigned> histograms;   // pass x digit
   scanlab::DeviceBuffer<unsigned> bins;         // pass x portion x digit
-  scanlab::DeviceBuffer<unsigned> descriptors;  // the ticket, then one portion's tiles x 256 words
+  std::size_t side_words;                       // launch_words of a portion in the smaller tiles
+  scanlab::DeviceBuffer<unsigned> descriptors;  // two sides of side_words: the ticket, tiles x 256
+  scanlab::single_pass::ZeroedSides sides;      // which side the next launch takes; what is dirty
   IndexFaultRecord fault;                       // checking builds: a bad position a kernel found
 };
 
@@ -549,8 +590,12 @@ void onesweep_passes(const Key* keys_in, Key* keys_out, const Value* values_in, 
       const std::size_t tiles = (end - begin + Shape::TILE_ITEMS - 1) / Shape::TILE_ITEMS;
       unsigned* pass_bins = ws.bins.data() + (static_cast<std::size_t>(pass) * ws.portions + q) * kOnesweepDigits;
       unsigned* next_bins = q + 1 < ws.portions ? pass_bins + kOnesweepDigits : nullptr;
-      SCANLAB_CUDA_CHECK(
-          cudaMemsetAsync(ws.descriptors.data(), 0, (1 + tiles * kOnesweepDigits) * sizeof(unsigned), s));
+      const auto turn = ws.sides.next(ws.launch_words(tiles));
+      unsigned* side = ws.descriptors.data() + turn.side * ws.side_words;
+      unsigned* other = ws.descriptors.data() + (1 - turn.side) * ws.side_words;
+      if (turn.memset_words != 0) SCANLAB_CUDA_CHECK(cudaMemsetAsync(side, 0, turn.memset_words * sizeof(unsigned), s));
+      const OnesweepStaleSide stale{other, other + 1,
+                                    turn.stale_words == 0 ? 0 : (turn.stale_words - 1) / kOnesweepDigits};
       const scanlab::single_pass::PollSchedule polls = scanlab::single_pass::polls_for_grid(ws.polls, tiles, resident);
       const unsigned* first_bins = ws.bins.data() + static_cast<std::size_t>(pass) * ws.portions * kOnesweepDigits;
       const OnesweepPass<Key, Value> args{from_keys,
@@ -563,15 +608,17 @@ void onesweep_passes(const Key* keys_in, Key* keys_out, const Value* values_in, 
                                           pass_bins,
                                           next_bins,
                                           ws.histograms.data() + static_cast<std::size_t>(pass) * kOnesweepDigits,
-                                          ws.descriptors.data() + 1,
-                                          ws.descriptors.data(),
+                                          side + 1,
+                                          side,
                                           polls,
                                           n,
                                           first_bins,
                                           ws.fault.device()};
-      onesweep_pass_kernel<Shape, Key, Value, kPairs>
-          <<<static_cast<unsigned>(tiles), Shape::BLOCK_THREADS, kSharedBytes, s>>>(args);
-      SCANLAB_CHECK_LAUNCH();
+      // Right behind the kernel before it (scanlab/dependent_launch.cuh): its blocks are placed
+      // while the last tiles of the previous pass finish.
+      scanlab::launch_dependent(onesweep_pass_kernel<Shape, Key, Value, kPairs>, static_cast<unsigned>(tiles),
+                                Shape::BLOCK_THREADS, kSharedBytes, s, args, stale);
+      ws.sides.launched();
       ws.fault.throw_if_faulted(s);
     }
     from_keys = keys[to];

@@ -33,11 +33,11 @@ std::vector<Key> random_keys(std::size_t n, std::uint64_t stream) {
   return keys;
 }
 
-// Tiles the ticket handed out in the last launch: the word before the descriptors counts them.
+// Tiles the ticket handed out in the last launch: the word before its descriptors counts them.
 template <class Workspace>
 unsigned tiles_of_last_launch(const Workspace& ws) {
   unsigned ticket = 0;
-  SCANLAB_CUDA_CHECK(cudaMemcpy(&ticket, ws.descriptors.data(), sizeof ticket, cudaMemcpyDeviceToHost));
+  SCANLAB_CUDA_CHECK(cudaMemcpy(&ticket, ws.latest_ticket(), sizeof ticket, cudaMemcpyDeviceToHost));
   return ticket;
 }
 

@@ -5,11 +5,11 @@
 //     (the scan's own, optional)  (fused: 8 bytes per tile, fenced: 4)       (fenced only, sizeof(T) each)
 //
 // Launches use the two sides in turn, and each launch's blocks clear the side the launch before it
-// used (protocol.cuh, Ticket). So a scan never waits for a memset: the next launch's side is already
-// zero. Only the first launch on each side, the first after one that did not report back, and the
-// first after a launch that was too small to clear its predecessor's side (below) pay a
-// cudaMemsetAsync. A fenced tile's values need no clearing: they are read only after its flag
-// says they were written.
+// used (protocol.cuh, Ticket; the bookkeeping is zeroed_sides.hpp's). So a scan never waits for a
+// memset: the next launch's side is already zero. Only the first launch on each side, the first
+// after one that did not report back, and the first after a launch that was too small to clear its
+// predecessor's side pay a cudaMemsetAsync. A fenced tile's values need no clearing: they are read
+// only after its flag says they were written.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -22,6 +22,7 @@
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/single_pass/policy.cuh>    // Descriptors
 #include <scanlab/single_pass/protocol.cuh>  // Ticket
+#include <scanlab/single_pass/zeroed_sides.hpp>
 
 namespace scanlab::single_pass {
 
@@ -59,7 +60,7 @@ class DescriptorStorage {
         // Nothing is clean yet: the first launch on each side gets a memset, on the launch's stream
         // (a cudaMemset here would go to the legacy default stream, which a non-blocking stream
         // does not wait for).
-        dirty_words_{side_bytes() / sizeof(unsigned), side_bytes() / sizeof(unsigned)} {}
+        sides_(side_bytes() / sizeof(unsigned)) {}
 
   std::size_t max_tiles() const { return max_tiles_; }
   // check_tile_count against this storage's tiles, before a launch is asked for.
@@ -73,24 +74,20 @@ class DescriptorStorage {
   // on the side's first use or if the launch that should have cleared it did not report back. Call
   // launched() once the launch has gone out without an error.
   Launch next_launch(std::size_t tiles, cudaStream_t s) {
-    const int use = 1 - side_;
-    if (dirty_words_[use] != 0) {
-      SCANLAB_CUDA_CHECK(cudaMemsetAsync(side_words(use), 0, dirty_words_[use] * sizeof(unsigned), s));
+    const ZeroedSides::Turn turn = sides_.next((kTicketBytes + status_bytes(tiles)) / sizeof(unsigned));
+    if (turn.memset_words != 0) {
+      SCANLAB_CUDA_CHECK(cudaMemsetAsync(side_words(turn.side), 0, turn.memset_words * sizeof(unsigned), s));
     }
-    dirty_words_[use] = (kTicketBytes + status_bytes(tiles)) / sizeof(unsigned);
-    side_ = use;
-    const Ticket ticket{side_words(side_), side_words(1 - side_), clears_other() ? dirty_words_[1 - side_] : 0};
+    const Ticket ticket{side_words(turn.side), side_words(1 - turn.side), turn.stale_words};
     return {view(), ticket};
   }
 
   // The launch from next_launch went out: its blocks clear the other side (if it was given to them).
-  void launched() {
-    if (clears_other()) dirty_words_[1 - side_] = 0;
-  }
+  void launched() { sides_.launched(); }
 
   // The descriptors of the latest launch (to read statuses back after it).
   Desc view() {
-    unsigned char* side = storage_.data() + side_offset(side_) + kTicketBytes;
+    unsigned char* side = storage_.data() + side_offset(sides_.side()) + kTicketBytes;
     Desc d{};
     if constexpr (D == Descriptors::fused) {
       d.words = reinterpret_cast<unsigned long long*>(side);
@@ -108,10 +105,6 @@ class DescriptorStorage {
   static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
   static std::size_t status_bytes(std::size_t tiles) { return D == Descriptors::fused ? tiles * 8 : tiles * 4; }
   std::size_t side_bytes() const { return align16(kTicketBytes + status_bytes(max_tiles_)); }
-  // Whether the latest launch's blocks clear the other side. A launch clears at most as many words
-  // as it uses: after a large scan, a small one's few blocks would take longer over the large side
-  // (a grid-stride loop) than the memset that side gets instead on its next use.
-  bool clears_other() const { return dirty_words_[1 - side_] <= dirty_words_[side_]; }
   std::size_t side_offset(int side) const { return header_ + side * side_bytes(); }  // side 2: the values
   unsigned* side_words(int side) { return reinterpret_cast<unsigned*>(storage_.data() + side_offset(side)); }
   std::size_t bytes_for(std::size_t tiles) const {
@@ -123,8 +116,7 @@ class DescriptorStorage {
   std::size_t max_tiles_;
   std::size_t header_;
   scanlab::DeviceBuffer<unsigned char> storage_;
-  int side_ = 1;                // the side of the latest launch; the first launch uses side 0
-  std::size_t dirty_words_[2];  // per side: how many of its 32-bit words may be non-zero
+  ZeroedSides sides_;  // which side the latest launch used, and what of each may be non-zero
 };
 
 }  // namespace scanlab::single_pass

@@ -1,0 +1,79 @@
+// scanlab/dependent_launch.cuh: programmatic dependent launch (PTX griddepcontrol; compute
+// capability 9.0 and later).
+//
+// Kernels on one stream run one after the other: the next one's blocks start only once the last
+// block of the kernel before it has ended. Between two kernels the GPU is partly idle twice: in the
+// tail of the first, while its last blocks finish on a few SMs, and while the second is launched
+// and its first blocks are placed. A kernel launched with launch_dependent may start earlier: its
+// blocks are placed as soon as every block of the kernel before it has called allow_next_grid()
+// (or ended), and they wait in wait_for_previous_grid() until that kernel has ended and its writes
+// are visible. So the launch and the placing of the second kernel overlap the first one's tail.
+//
+// The rules: a kernel launched this way calls wait_for_previous_grid() before it reads or writes any
+// memory that the kernel before it reads or writes; until then it may only set up its own shared
+// memory and registers. The kernel before decides how early the next may be placed: calling
+// allow_next_grid() at its start lets the next kernel's blocks take each SM's room as soon as the
+// first kernel's last blocks have started, which is safe only if the first kernel never waits for a
+// block that has not started (a kernel whose blocks wait for each other takes its tiles by ticket,
+// as chapter 06's do, so every block it waits for is already running).
+//
+// Elsewhere (older GPUs, the emulator) the launch is a plain one and the calls do nothing: every
+// kernel there starts after the one before it has ended, as the rules assume anyway. Chapter 09's
+// Onesweep passes are launched this way (book, chapter 09, "The passes back to back").
+//
+// Include it in quotes, by a path the CPU emulator's translator finds (relative to the including
+// file): its launch is a <<<...>>> there, which the translator rewrites in the files it reaches
+// through quoted includes only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include <scanlab/cuda_check.hpp>
+
+namespace scanlab {
+
+// Every thread that touches global memory, before it does: waits until the kernel before this one
+// on the stream has ended and its writes are visible (at once for a plain launch).
+__device__ __forceinline__ void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+// This block no longer holds the next kernel back: once every block of this kernel has called it
+// (or ended), the next kernel's blocks may be placed on the SMs.
+__device__ __forceinline__ void allow_next_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// kernel<<<grid, block, shared_bytes, s>>>(args...), as a programmatic dependent launch where the
+// current device has compute capability 9.0 or later; a plain launch elsewhere. Checked.
+template <class... Params, class... Args>
+void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t s,
+                      Args... args) {
+#if defined(SCANLAB_EMU)
+  kernel<<<grid, block, shared_bytes, s>>>(args...);
+  SCANLAB_CHECK_LAUNCH();
+#else
+  int device = 0, major = 0;
+  SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
+  SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = s;
+  config.attrs = &attribute;
+  config.numAttrs = major >= 9 ? 1 : 0;
+  SCANLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
+#endif
+}
+
+}  // namespace scanlab
