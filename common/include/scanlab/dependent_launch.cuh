@@ -51,7 +51,10 @@ __device__ __forceinline__ void allow_next_grid() {
 }
 
 // kernel<<<grid, block, shared_bytes, s>>>(args...), as a programmatic dependent launch where the
-// current device has compute capability 9.0 or later; a plain launch elsewhere. Checked.
+// kernel's code waits: where it was compiled for compute capability 9.0 or later (its PTX's
+// architecture, which the current device runs). A kernel built for an older architecture has no
+// wait in it, even when the driver compiles it for a newer GPU, and launched early it would read
+// too soon: it gets a plain launch, as it does on older GPUs and on the emulator. Checked.
 template <class... Params, class... Args>
 void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t s,
                       Args... args) {
@@ -59,9 +62,8 @@ void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::siz
   kernel<<<grid, block, shared_bytes, s>>>(args...);
   SCANLAB_CHECK_LAUNCH();
 #else
-  int device = 0, major = 0;
-  SCANLAB_CUDA_CHECK(cudaGetDevice(&device));
-  SCANLAB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  cudaFuncAttributes compiled{};
+  SCANLAB_CUDA_CHECK(cudaFuncGetAttributes(&compiled, kernel));
   cudaLaunchAttribute attribute{};
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
@@ -71,7 +73,7 @@ void launch_dependent(void (*kernel)(Params...), dim3 grid, dim3 block, std::siz
   config.dynamicSmemBytes = shared_bytes;
   config.stream = s;
   config.attrs = &attribute;
-  config.numAttrs = major >= 9 ? 1 : 0;
+  config.numAttrs = compiled.ptxVersion >= 90 ? 1 : 0;
   SCANLAB_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 #endif
 }
