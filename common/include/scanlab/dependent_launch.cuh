@@ -17,8 +17,9 @@
 // block that has not started (a kernel whose blocks wait for each other takes its tiles by ticket,
 // as chapter 06's do, so every block it waits for is already running).
 //
-// Elsewhere (older GPUs, the emulator) the launch is a plain one and the calls do nothing: every
-// kernel there starts after the one before it has ended, as the rules assume anyway. Chapter 09's
+// Elsewhere (older GPUs, kernels built for an older architecture, the emulator) the launch is a
+// plain one and the calls do nothing: every kernel there starts after the one before it has ended,
+// as the rules assume anyway. Chapter 09's
 // Onesweep passes are launched this way (book, chapter 09, "The passes back to back").
 //
 // Include it in quotes, by a path the CPU emulator's translator finds (relative to the including
