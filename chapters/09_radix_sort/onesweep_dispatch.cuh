@@ -478,9 +478,8 @@ template <class Shape, class Key, class Value, bool kPairs,
 __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
     onesweep_pass_kernel(const OnesweepPass<Key, Value> pass, const OnesweepStaleSide stale) {
   // Launched right behind the kernel before it (launch_dependent): nothing of global memory before
-  // that kernel has ended. Every block of this one has started once all have passed here, and a
-  // tile waits only for tiles of earlier tickets, so the next pass's blocks may take the room of
-  // this one's as they end.
+  // that kernel has ended. Once every block of this one has passed here, all of them are running,
+  // and the next pass's blocks may take the room of this one's as they end.
   scanlab::wait_for_previous_grid();
   scanlab::allow_next_grid();
   extern __shared__ __align__(16) unsigned char onesweep_shared[];

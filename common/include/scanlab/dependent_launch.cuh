@@ -13,14 +13,13 @@
 // memory that the kernel before it reads or writes; until then it may only set up its own shared
 // memory and registers. The kernel before decides how early the next may be placed: calling
 // allow_next_grid() at its start lets the next kernel's blocks take each SM's room as soon as the
-// first kernel's last blocks have started, which is safe only if the first kernel never waits for a
-// block that has not started (a kernel whose blocks wait for each other takes its tiles by ticket,
-// as chapter 06's do, so every block it waits for is already running).
+// first kernel's last blocks have started. That never starves the first kernel: by then every one
+// of its blocks is running, so the waiting blocks take no room it still needs.
 //
 // Elsewhere (older GPUs, kernels built for an older architecture, the emulator) the launch is a
 // plain one and the calls do nothing: every kernel there starts after the one before it has ended,
-// as the rules assume anyway. Chapter 09's
-// Onesweep passes are launched this way (book, chapter 09, "The passes back to back").
+// as the rules assume anyway. Chapter 09's Onesweep passes are launched this way (book, chapter 09,
+// "The passes back to back").
 //
 // Include it in quotes, by a path the CPU emulator's translator finds (relative to the including
 // file): its launch is a <<<...>>> there, which the translator rewrites in the files it reaches
