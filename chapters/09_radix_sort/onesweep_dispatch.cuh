@@ -527,8 +527,11 @@ struct OnesweepWorkspace {
 
   // Words of a launch of `tiles` tiles on its side of the descriptors: the ticket, then 256 a tile.
   static std::size_t launch_words(std::size_t tiles) { return 1 + tiles * kOnesweepDigits; }
+  // Side k (0 or 1) of the descriptors: its ticket, then its tiles' words.
+  unsigned* side_at(int k) { return descriptors.data() + k * side_words; }
+  const unsigned* side_at(int k) const { return descriptors.data() + k * side_words; }
   // The ticket of the latest launch, on its side (tests: how many tiles it handed out).
-  const unsigned* latest_ticket() const { return descriptors.data() + sides.side() * side_words; }
+  const unsigned* latest_ticket() const { return side_at(sides.side()); }
 
   static std::size_t checked_portion(std::size_t portion_keys) {
     if (portion_keys == 0 || portion_keys > kOnesweepMaxPortion) {
@@ -590,8 +593,8 @@ void onesweep_passes(const Key* keys_in, Key* keys_out, const Value* values_in, 
       unsigned* pass_bins = ws.bins.data() + (static_cast<std::size_t>(pass) * ws.portions + q) * kOnesweepDigits;
       unsigned* next_bins = q + 1 < ws.portions ? pass_bins + kOnesweepDigits : nullptr;
       const auto turn = ws.sides.next(ws.launch_words(tiles));
-      unsigned* side = ws.descriptors.data() + turn.side * ws.side_words;
-      unsigned* other = ws.descriptors.data() + (1 - turn.side) * ws.side_words;
+      unsigned* side = ws.side_at(turn.side);
+      unsigned* other = ws.side_at(1 - turn.side);
       if (turn.memset_words != 0) SCANLAB_CUDA_CHECK(cudaMemsetAsync(side, 0, turn.memset_words * sizeof(unsigned), s));
       const OnesweepStaleSide stale{other, other + 1,
                                     turn.stale_words == 0 ? 0 : (turn.stale_words - 1) / kOnesweepDigits};

@@ -37,8 +37,7 @@ std::vector<Key> sorted(std::vector<Key> keys) {
 template <class Workspace>
 std::vector<unsigned> side_words(const Workspace& ws, int side, std::size_t words) {
   std::vector<unsigned> w(words);
-  SCANLAB_CUDA_CHECK(cudaMemcpy(w.data(), ws.descriptors.data() + side * ws.side_words, words * sizeof(unsigned),
-                                cudaMemcpyDeviceToHost));
+  SCANLAB_CUDA_CHECK(cudaMemcpy(w.data(), ws.side_at(side), words * sizeof(unsigned), cudaMemcpyDeviceToHost));
   return w;
 }
 
