@@ -5,7 +5,9 @@
 // A sort of n keys of B bits is B / 8 passes, least significant digit first, after one histogram:
 //   onesweep_histogram_kernel   reads the keys once and counts every pass's digits at once;
 //   onesweep_bins_kernel        an exclusive scan of each pass's 256 counts: where each digit's
-//                               keys start in that pass's output (the "bins");
+//                               keys start in that pass's output (the "bins"); it moves the
+//                               counts to where the passes read them and leaves the histograms
+//                               zero for the next sort, which needs no memset before it;
 //   onesweep_pass_kernel        per pass, one tile per block, in the order of an atomic ticket:
 //     1. load     the tile's keys, warp-striped: the tile's order is the input order;
 //     2. rank     your rank_in_warp, item by item, gives every key its rank among its warp's keys
@@ -104,13 +106,15 @@ constexpr std::size_t kOnesweepMaxPortion = (std::size_t(1) << 28) - 1;
 constexpr int kHistogramThreads = 256;
 constexpr int kHistogramItems = 8;
 
-// histograms[p * 256 + d] += how many keys have digit d in pass p, for all passes at once. Each
-// block counts a grid-stride share of the keys in shared memory and adds its counts once. A
-// thread loads kHistogramItems keys before it counts any: with one load at a time, too few bytes
-// are in flight to keep the memory busy (Little's law: bandwidth x latency).
+// histograms[p * 256 + d] += how many keys have digit d in pass p, for all passes at once (the
+// histograms are zero before: the bins kernel of the sort before cleared them). Each block counts a
+// grid-stride share of the keys in shared memory and adds its counts once. A thread loads
+// kHistogramItems keys before it counts any: with one load at a time, too few bytes are in flight
+// to keep the memory busy (Little's law: bandwidth x latency).
 template <class Key>
 __global__ void __launch_bounds__(kHistogramThreads)
     onesweep_histogram_kernel(const Key* keys, std::size_t n, unsigned* histograms) {
+  scanlab::allow_next_grid();  // the bins kernel's few blocks may be placed now; they wait for this one
   constexpr int kPasses = RadixKey<Key>::kPasses;
   __shared__ unsigned counts[kPasses][kOnesweepDigits];
   for (int i = static_cast<int>(threadIdx.x); i < kPasses * static_cast<int>(kOnesweepDigits); i += kHistogramThreads) {
@@ -144,12 +148,19 @@ __global__ void __launch_bounds__(kHistogramThreads)
 }
 
 // Block p: bins[p * stride + d] = the number of keys whose pass-p digit is below d (an exclusive
-// scan of pass p's histogram): where digit d's keys start in pass p's output.
+// scan of pass p's histogram): where digit d's keys start in pass p's output. The histogram moves
+// to digit_counts, where the passes read it, and is left zero for the next sort's histogram kernel:
+// no memset before it. Launched right behind the histogram kernel (launch_dependent).
 __global__ void __launch_bounds__(kOnesweepDigits)
-    onesweep_bins_kernel(const unsigned* histograms, unsigned* bins, std::size_t stride) {
+    onesweep_bins_kernel(unsigned* histograms, unsigned* digit_counts, unsigned* bins, std::size_t stride) {
+  scanlab::wait_for_previous_grid();
+  scanlab::allow_next_grid();  // the first pass's blocks may be placed; they wait for this kernel
   using Scan = scanlab::BlockScan<unsigned, static_cast<int>(kOnesweepDigits)>;
   __shared__ typename Scan::TempStorage temp;
-  unsigned item[1] = {histograms[blockIdx.x * kOnesweepDigits + threadIdx.x]};
+  const unsigned i = blockIdx.x * kOnesweepDigits + threadIdx.x;
+  unsigned item[1] = {histograms[i]};
+  digit_counts[i] = item[0];
+  histograms[i] = 0;
   unsigned total;
   Scan(temp).exclusive_scan(item, scanlab::Plus<unsigned>{}, total);
   bins[blockIdx.x * stride + threadIdx.x] = item[0];
@@ -520,10 +531,13 @@ struct OnesweepWorkspace {
         keys_alt(n),
         values_alt(n),
         histograms(static_cast<std::size_t>(kPasses) * kOnesweepDigits),
+        digit_counts(histograms.size()),
         bins(static_cast<std::size_t>(kPasses) * portions * kOnesweepDigits),
         side_words(launch_words((portion + kSmallerTile - 1) / kSmallerTile)),
         descriptors(2 * side_words),
-        sides(side_words) {}
+        sides(side_words) {
+    histograms.fill_zero();
+  }
 
   // Words of a launch of `tiles` tiles on its side of the descriptors: the ticket, then 256 a tile.
   static std::size_t launch_words(std::size_t tiles) { return 1 + tiles * kOnesweepDigits; }
@@ -558,12 +572,14 @@ struct OnesweepWorkspace {
   std::size_t portions;  // launches per pass
   scanlab::DeviceBuffer<Key> keys_alt;
   scanlab::DeviceBuffer<Value> values_alt;
-  scanlab::DeviceBuffer<unsigned> histograms;   // pass x digit
-  scanlab::DeviceBuffer<unsigned> bins;         // pass x portion x digit
-  std::size_t side_words;                       // launch_words of a portion in the smaller tiles
-  scanlab::DeviceBuffer<unsigned> descriptors;  // two sides of side_words: the ticket, tiles x 256
-  scanlab::single_pass::ZeroedSides sides;      // which side the next launch takes; what is dirty
-  IndexFaultRecord fault;                       // checking builds: a bad position a kernel found
+  scanlab::DeviceBuffer<unsigned> histograms;    // pass x digit; zero between sorts (the bins kernel)
+  scanlab::DeviceBuffer<unsigned> digit_counts;  // pass x digit: this sort's histograms, for the passes
+  bool histograms_zero = true;                   // false from a histogram launch to its bins launch
+  scanlab::DeviceBuffer<unsigned> bins;          // pass x portion x digit
+  std::size_t side_words;                        // launch_words of a portion in the smaller tiles
+  scanlab::DeviceBuffer<unsigned> descriptors;   // two sides of side_words: the ticket, tiles x 256
+  scanlab::single_pass::ZeroedSides sides;       // which side the next launch takes; what is dirty
+  IndexFaultRecord fault;                        // checking builds: a bad position a kernel found
 };
 
 namespace detail {
@@ -609,7 +625,7 @@ void onesweep_passes(const Key* keys_in, Key* keys_out, const Value* values_in, 
                                           pass * kOnesweepDigitBits,
                                           pass_bins,
                                           next_bins,
-                                          ws.histograms.data() + static_cast<std::size_t>(pass) * kOnesweepDigits,
+                                          ws.digit_counts.data() + static_cast<std::size_t>(pass) * kOnesweepDigits,
                                           side + 1,
                                           side,
                                           polls,
@@ -652,16 +668,20 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
 
   {
     SCANLAB_NVTX_RANGE("ch09::onesweep histograms");
-    SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.histograms.data(), 0, ws.histograms.size() * sizeof(unsigned), s));
+    // A sort that stopped between the two launches (a launch that failed) left them to the host.
+    if (!ws.histograms_zero) {
+      SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.histograms.data(), 0, ws.histograms.size() * sizeof(unsigned), s));
+    }
     static const std::size_t resident = scanlab::resident_blocks(onesweep_histogram_kernel<Key>, kHistogramThreads);
     const std::size_t round = static_cast<std::size_t>(kHistogramThreads) * kHistogramItems;
     const std::size_t blocks = std::max<std::size_t>(1, std::min(resident, (n + round - 1) / round));
+    ws.histograms_zero = false;
     onesweep_histogram_kernel<Key>
         <<<static_cast<unsigned>(blocks), kHistogramThreads, 0, s>>>(keys_in, n, ws.histograms.data());
     SCANLAB_CHECK_LAUNCH();
-    onesweep_bins_kernel<<<kPasses, kOnesweepDigits, 0, s>>>(ws.histograms.data(), ws.bins.data(),
-                                                             ws.portions * kOnesweepDigits);
-    SCANLAB_CHECK_LAUNCH();
+    scanlab::launch_dependent(onesweep_bins_kernel, kPasses, kOnesweepDigits, 0, s, ws.histograms.data(),
+                              ws.digit_counts.data(), ws.bins.data(), ws.portions * kOnesweepDigits);
+    ws.histograms_zero = true;
   }
 
   if (keys_tiles) onesweep_passes<KeysShape, kPairs>(keys_in, keys_out, values_in, values_out, n, ws, s, who);
