@@ -15,23 +15,12 @@
 #include "onesweep_dispatch.cuh"
 #include "scanlab/cuda_check.hpp"
 #include "scanlab/device_buffer.hpp"
-#include "scanlab/testing.hpp"
+#include "ch09_test_keys.hpp"
 
 namespace {
 
-template <class Key>
-std::vector<Key> random_keys(std::size_t n, std::uint64_t stream) {
-  scanlab::Rng rng = scanlab::test_rng(stream);
-  std::vector<Key> keys(n);
-  for (Key& k : keys) k = static_cast<Key>((std::uint64_t{rng.next_u32()} << 32) | rng.next_u32());
-  return keys;
-}
-
-template <class Key>
-std::vector<Key> sorted(std::vector<Key> keys) {
-  std::sort(keys.begin(), keys.end());  // unsigned keys: their order is their bits' order
-  return keys;
-}
+using ch09_test::random_keys;
+using ch09_test::sorted;
 
 // The words [0, words) of one side of the workspace's descriptors.
 template <class Workspace>

@@ -15,17 +15,11 @@
 #include "onesweep_dispatch.cuh"
 #include "scanlab/cuda_check.hpp"
 #include "scanlab/device_buffer.hpp"
-#include "scanlab/testing.hpp"
+#include "ch09_test_keys.hpp"
 
 namespace {
 
-template <class Key>
-std::vector<Key> random_keys(std::size_t n, std::uint64_t stream) {
-  scanlab::Rng rng = scanlab::test_rng(stream);
-  std::vector<Key> keys(n);
-  for (Key& k : keys) k = static_cast<Key>((std::uint64_t{rng.next_u32()} << 32) | rng.next_u32());
-  return keys;
-}
+using ch09_test::random_keys;
 
 // How many keys have digit d in pass p, at [p * 256 + d] (unsigned keys: their bits are their order).
 template <class Key>
@@ -43,9 +37,7 @@ void sort_and_check(const std::vector<Key>& keys, scanlab::DeviceBuffer<Key>& d_
   d_out.fill_poison();
   ch09::onesweep_sort_keys(d_keys.data(), d_out.data(), keys.size(), ws);
   SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<Key> want = keys;
-  std::sort(want.begin(), want.end());
-  CHECK(d_out.download() == want);
+  CHECK(d_out.download() == ch09_test::sorted(keys));
   CHECK(ws.digit_counts.download() == digit_counts_of(keys));
   CHECK(ws.histograms_zero);
   const std::vector<unsigned> left = ws.histograms.download();
