@@ -27,12 +27,13 @@ namespace ch09 {
 // Tile t's count of digit d and its status (X, A or P as in chapter 07) live in ONE 32-bit word,
 // the d-th of tile t's 256 consecutive words (the tiles' words one after another from `words`):
 // the status in the top 2 bits, the count in the low kCountBits = 30 (onesweep_tile.cuh). X is 0,
-// so the host's memset makes every word X. One aligned 32-bit store or load is single-copy atomic,
-// so, as with chapter 07's fused descriptors, a reader sees the whole old word or the whole new one
-// and no fence is needed. 256 counters per tile at 4 bytes each are 1 KiB per tile; 30 bits hold
-// counts below 2^30, so the host sorts at most 2^28 keys per launch (a "portion"; CUB does the
-// same). The look-back of scanlab/single_pass/lookback.cuh reads any descriptor with this
-// publish/read.
+// so a zeroed word is X: every word is zero when its launch starts (the host zeroes the words before
+// their first use, and after that the launch before clears them). One aligned 32-bit store or load
+// is single-copy atomic, so, as with chapter 07's fused descriptors, a reader sees the whole old
+// word or the whole new one and no fence is needed. 256 counters per tile at 4 bytes each are 1 KiB
+// per tile; 30 bits hold counts below 2^30, so the host sorts at most 2^28 keys per launch (a
+// "portion"; CUB does the same). The look-back of scanlab/single_pass/lookback.cuh reads any
+// descriptor with this publish/read.
 struct DigitCountDescriptors {
   unsigned* words;  // tiles x 256, zero (X) before the launch
   unsigned digit;   // the digit this thread publishes and looks back for
