@@ -668,7 +668,8 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
 
   {
     SCANLAB_NVTX_RANGE("ch09::onesweep histograms");
-    // A sort that stopped between the two launches (a launch that failed) left them to the host.
+    // The histograms are zero, unless a sort stopped between its two launches (one failed): then
+    // the host zeroes them.
     if (!ws.histograms_zero) {
       SCANLAB_CUDA_CHECK(cudaMemsetAsync(ws.histograms.data(), 0, ws.histograms.size() * sizeof(unsigned), s));
     }

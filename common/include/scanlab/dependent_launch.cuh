@@ -18,8 +18,8 @@
 //
 // Elsewhere (older GPUs, kernels built for an older architecture, the emulator) the launch is a
 // plain one and the calls do nothing: every kernel there starts after the one before it has ended,
-// as the rules assume anyway. Chapter 09's Onesweep passes are launched this way (book, chapter 09,
-// "The passes back to back").
+// as the rules assume anyway. Chapter 09's Onesweep sort launches its passes and its bins kernel
+// this way (book, chapter 09, "The passes back to back" and "Before the first pass").
 //
 // Include it in quotes, by a path the CPU emulator's translator finds (relative to the including
 // file): its launch is a <<<...>>> there, which the translator rewrites in the files it reaches
