@@ -4,8 +4,8 @@
 // than the L2 from 2^24 on; the select output is checked. CONFIG names the variant in the output.
 // Two settings from the environment, printed on each line:
 //   SWEEP_KEEP_ABOVE=K      keep x > K of inputs in [-100, 100] (default 0: about half; 80: a tenth;
-//                           before 2026-11-29's tenth session the inputs were not uniform, and
-//                           these kept about 39% and 8%: book, chapter 08, "Errata")
+//                           before commit e158aba the inputs were not uniform, and these kept
+//                           about 39% and 8%: book, chapter 08, "Errata")
 //   SWEEP_TWO_TILE_FROM=N   both kernels run the two-tile kernel from N elements on (default: the
 //                           chapter's thresholds; 0: at every size; a large N: never)
 #include <cstdio>
