@@ -167,11 +167,13 @@ std::vector<T> library_scan(const std::vector<T>& in, Op op) {
   scanlab::DeviceBuffer<T> d_in(in), d_out(n);
   d_out.fill_poison();
   scanlab::DeviceBuffer<unsigned> ticket(1);
-  scanlab::DeviceBuffer<unsigned long long> words(tiles);  // fused
-  scanlab::DeviceBuffer<unsigned> flags(tiles);            // fenced
+  std::size_t words_per_tile = 1;  // fused: each tile's word kWordStride words from the last (lookback.cuh)
+  if constexpr (kD == sp::Descriptors::fused) words_per_tile = Desc::kWordStride;
+  scanlab::DeviceBuffer<unsigned long long> words(tiles * words_per_tile);
+  scanlab::DeviceBuffer<unsigned> flags(tiles);  // fenced
   scanlab::DeviceBuffer<T> aggregates(tiles), inclusives(tiles);
   SCANLAB_CUDA_CHECK(cudaMemset(ticket.data(), 0, sizeof(unsigned)));
-  SCANLAB_CUDA_CHECK(cudaMemset(words.data(), 0, tiles * sizeof(unsigned long long)));
+  SCANLAB_CUDA_CHECK(cudaMemset(words.data(), 0, words.size() * sizeof(unsigned long long)));
   SCANLAB_CUDA_CHECK(cudaMemset(flags.data(), 0, tiles * sizeof(unsigned)));
   Desc desc{};
   if constexpr (kD == sp::Descriptors::fused) {
@@ -485,7 +487,7 @@ TEST_CASE("single_pass: a small launch after a large one leaves the large side t
   using I = std::int32_t;
   using Desc = sp::TileDescriptors<I, sp::Descriptors::fused>;
   sp::DescriptorStorage<I, sp::Descriptors::fused, Desc> storage(100);
-  const std::size_t words_of_one_tile = (16 + 8) / 4;  // the ticket's 16 bytes and one 8-byte word
+  const std::size_t words_of_one_tile = (16 + 32) / 4;  // the ticket's 16 bytes and one tile's 32-byte sector
   storage.next_launch(100, 0);
   storage.launched();
   CHECK(storage.next_launch(1, 0).ticket.stale_words == 0);  // 100 tiles' words: not for one tile

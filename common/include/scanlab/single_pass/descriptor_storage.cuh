@@ -2,7 +2,10 @@
 // (chapters 07, 08, 10, 11 and 12), in ONE allocation:
 //
 //   [ header | side 0: ticket, status words | side 1: ticket, status words | aggregates | inclusives ]
-//     (the scan's own, optional)  (fused: 8 bytes per tile, fenced: 4)       (fenced only, sizeof(T) each)
+//     (the scan's own, optional)  (fused: 32 bytes per tile, fenced: 4)      (fenced only, sizeof(T) each)
+//
+// (The library's fused descriptors give each tile's 8-byte word a 32-byte sector, lookback.cuh;
+// descriptors without kBytesPerTile, chapter 07's own, take 8 bytes a tile.)
 //
 // Launches use the two sides in turn, and each launch's blocks clear the side the launch before it
 // used (protocol.cuh, Ticket; the bookkeeping is zeroed_sides.hpp's). So a scan never waits for a
@@ -17,6 +20,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
@@ -25,6 +29,14 @@
 #include <scanlab/single_pass/zeroed_sides.hpp>
 
 namespace scanlab::single_pass {
+
+// Status bytes per tile: Desc::kBytesPerTile where the descriptors say, else one fused word (8) or
+// one fenced flag (4).
+template <class Desc, Descriptors D, class = void>
+struct StatusBytesPerTile : std::integral_constant<std::size_t, D == Descriptors::fused ? 8 : 4> {};
+template <class Desc, Descriptors D>
+struct StatusBytesPerTile<Desc, D, std::void_t<decltype(Desc::kBytesPerTile)>>
+    : std::integral_constant<std::size_t, Desc::kBytesPerTile> {};
 
 // A launch of `tiles` tiles for n elements must fit in the descriptors made for max_tiles tiles,
 // and its tile numbers in 31 bits (one block a tile, in a 1-D grid). std::invalid_argument
@@ -103,7 +115,7 @@ class DescriptorStorage {
  private:
   static constexpr std::size_t kTicketBytes = 16;  // the ticket's counter, padded
   static std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
-  static std::size_t status_bytes(std::size_t tiles) { return D == Descriptors::fused ? tiles * 8 : tiles * 4; }
+  static std::size_t status_bytes(std::size_t tiles) { return tiles * StatusBytesPerTile<Desc, D>::value; }
   std::size_t side_bytes() const { return align16(kTicketBytes + status_bytes(max_tiles_)); }
   std::size_t side_offset(int side) const { return header_ + side * side_bytes(); }  // side 2: the values
   unsigned* side_words(int side) { return reinterpret_cast<unsigned*>(storage_.data() + side_offset(side)); }
