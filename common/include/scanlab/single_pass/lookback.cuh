@@ -70,10 +70,10 @@ struct TileDescriptors<T, Descriptors::fenced> {
 // Each tile's word starts a 32-byte sector of its own (kWordStride words apart; the rest of the
 // sector is unused). A window of 32 predecessors then reads 32 sectors instead of 8, but a sector
 // changes only when its own tile publishes, and many warps poll the same words at once. On an
-// H200 at 2^26 and 2^28, chapter 08's partition and chapter 11's scan ran 2-4% faster so than
-// with four tiles' words to a sector, select-if with half kept about as fast, and with a tenth
-// kept 1-3% slower; two tiles to a sector gained less, a 128-byte line per tile less again (book,
-// chapter 08, "Measured"). Chapter 07's own descriptors keep one word a tile, packed.
+// H200 at 2^26 and 2^28, chapter 08's partition and chapter 11's scan ran 2-4% faster this way
+// than with four tiles' words to a sector, select-if with half kept about as fast, and with a
+// tenth kept about 2% slower; two tiles to a sector gained less, a 128-byte line per tile less
+// again (book, chapter 08, "Measured"). Chapter 07's own descriptors keep one word a tile, packed.
 template <class T>
 struct TileDescriptors<T, Descriptors::fused> {
   static_assert(sizeof(T) <= 4, "fused descriptors hold values of at most 32 bits; use Descriptors::fenced");
