@@ -93,7 +93,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
                     "class of them. Each chapter's runner is built from the student's files and run "
                     "in a sandbox; the chapter's checker decides the points.")
     p.add_argument("--exercises", metavar="DIR", help="the folder to grade (default: exercises/)")
-    p.add_argument("--chapters", metavar="LIST", help="chapters to grade, e.g. 00,01 (default: all)")
+    p.add_argument("--chapters", metavar="LIST", nargs="+",
+                   help="chapters to grade, e.g. 00,01 or 00 01 (default: all)")
     p.add_argument("--report", choices=["text", "json", "junit"], default="text")
     p.add_argument("--out", metavar="PATH",
                    help="write the report here (default: stdout); with --class, the folder for "
@@ -131,6 +132,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     speed.add_options(p)
     slurm.add_options(p)
     a = p.parse_args(argv)
+    if a.chapters is not None:  # "--chapters 08 11" is "--chapters 08,11"
+        a.chapters = ",".join(a.chapters)
     try:
         validate(a)
     except UsageError as e:

@@ -285,6 +285,12 @@ class Options(unittest.TestCase):
             a = parse_args(["--timeout", "2.5", "--seed", "42", "--jobs", "3", "--out", f"{d}/r.txt"])
             self.assertEqual((a.timeout, a.seed, a.jobs), (2.5, 42, 3))
 
+    def test_chapters_by_commas_or_by_spaces(self):
+        self.assertEqual(parse_args(["--chapters", "08,11"]).chapters, "08,11")
+        self.assertEqual(parse_args(["--chapters", "08", "11", "--seed", "1"]).chapters, "08,11")
+        self.assertIsNone(parse_args([]).chapters)
+        self.refused("--chapters")
+
 
 class Staging(unittest.TestCase):
     """Only the chapter's named files are taken from a student, only as regular files."""
