@@ -5,7 +5,8 @@ the lab's own tests that need no solution, the student edition of the book and a
 students, and nothing of solutions/, the instructor edition, the mutants or the hostile corpus.
 
 What goes in is the files of the commit checked out here (HEAD: uncommitted changes are not in it,
-and the release's commit message names the commit), less LEFT_OUT and the chapters not chosen; then
+and the release's commit message names the commit), less LEFT_OUT, the chapters not chosen and the
+library's answers that no chosen chapter needs (ANSWERS_IN_LIBRARY); then
 a few files are written for the student's repository (make_release, "Written for the student's
 repository").
 Without solutions/ the build, `lab` and the book switch to the student's repository on their own
@@ -18,6 +19,7 @@ Standard library only; run with any python3 >= 3.9.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import io
 import json
 import os
@@ -44,6 +46,20 @@ LEFT_OUT = {
     "book/mkdocs-instructor.yml": "the instructor edition",
     "docs/ARCHITECTURE.md": "the lab's developers' guide (solutions/, mutants, how to add a chapter)",
     "release/": "this tool",
+}
+# Library files that hold a chapter's answer, with the chapters that build on them. The chapters
+# after chapter 07 need a look-back that works whatever the state of the student's own, so the
+# library carries one (chapter 07's page says so). A release holds such a file only when it hands
+# out one of the chapters that need it (hand those out after the answered chapter is done), and
+# otherwise leaves out the file and what quotes it: the library's own test of it and the A/B
+# programs behind the book's measurements (fnmatch patterns). book/tests/solution_code.py reads
+# this list too: in a tree without the file, its lines are an answer, not given code.
+ANSWERS_IN_LIBRARY = {
+    "common/include/scanlab/single_pass/lookback.cuh": {
+        "answers": "07",
+        "needed_by": ("08", "09", "10", "11", "12"),
+        "with": ("tests/common/single_pass_test.cu", "book/docs/measurements/*/programs.diff"),
+    },
 }
 # The book's figures, the players' traces and the plots are named chNN_... after their chapter
 # (book/figures.py: chapter_of); those of the chapters not handed out are left out with them.
@@ -176,6 +192,12 @@ def write_manifest(path: Path, manifest: dict, kept: list[str]) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def answers_left_out(kept: list[str]) -> list[str]:
+    """The ANSWERS_IN_LIBRARY files that a release of the chapters `kept` leaves out: those that no
+    chapter handed out needs."""
+    return [name for name, use in ANSWERS_IN_LIBRARY.items() if not set(use["needed_by"]) & set(kept)]
+
+
 def selected(files: list[str], manifest: dict, kept: list[str], instructor_pages: list[str]) -> list[str]:
     """The tracked files that go into the release."""
     dropped = [c for c in manifest["chapters"] if c["nn"] not in kept]
@@ -185,7 +207,9 @@ def selected(files: list[str], manifest: dict, kept: list[str], instructor_pages
         prefixes += [f"chapters/{cid}/", f"exercises/{cid}/", f"tests/grade/{cid}.", f"tests/grade/{cid}_",
                      f"tests/chapters/ch{c['nn']}_", f"book/docs/{c['page']}"
                      ] + [f"{folder}ch{c['nn']}_" for folder in FIGURE_FOLDERS]
-    return [name for name in files if not any(name == p or name.startswith(p) for p in prefixes)]
+    patterns = [pattern for name in answers_left_out(kept) for pattern in (name, *ANSWERS_IN_LIBRARY[name]["with"])]
+    return [name for name in files if not any(name == p or name.startswith(p) for p in prefixes)
+            and not any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)]
 
 
 def git(dest: Path, *args: str) -> None:
@@ -251,6 +275,13 @@ def make_release(dest: Path, spec: str | None, repo: Path = REPO, check: bool = 
     size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file() and ".git" not in p.relative_to(dest).parts)
     print(f"release: {dest}: chapters {' '.join(kept)} of commit {source}; {count} files, {size / 1e6:.1f} MB, "
           f"one commit by '{AUTHOR[0]}'")
+    for name in ANSWERS_IN_LIBRARY:
+        answered = ANSWERS_IN_LIBRARY[name]["answers"]
+        if name in answers_left_out(kept):
+            print(f"release: left out {name}, chapter {answered}'s answer: no chapter handed out needs it")
+        elif answered in kept:
+            print(f"release: holds {name}, chapter {answered}'s answer, which the chapters after it need: "
+                  f"hand them out once chapter {answered} is done")
     if git_output(repo, "status", "--porcelain", "--untracked-files=no"):
         print("release: (this checkout has uncommitted changes: the release holds the commit, not them)")
 

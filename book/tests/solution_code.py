@@ -118,20 +118,35 @@ def repository_sources(root: Path) -> list[Path]:
             for path in source_files(folder)]
 
 
-def instructors_only(root: Path) -> tuple[str, ...]:
-    """What a student never gets, so not given code (a copy of a solution in the grader's tests, a
-    mutant): the paths `./lab release` leaves out (release/make_release.py's LEFT_OUT, the one list)."""
+def release_tool(root: Path):
+    """release/make_release.py of `root` as a module (None where there is none), for its lists."""
     script = root / "release" / "make_release.py"
     if not script.is_file():
-        return ()
+        return None
     spec = importlib.util.spec_from_file_location("make_release", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return tuple(module.LEFT_OUT)
+    return module
 
 
-def todo_regions(root: Path = REPO) -> list[TodoRegion]:
-    """Every TODO region of every solutions/ source file, with its distinctive lines."""
+def instructors_only(root: Path) -> tuple[str, ...]:
+    """What a student never gets, so not given code (a copy of a solution in the grader's tests, a
+    mutant): the paths `./lab release` leaves out (release/make_release.py's LEFT_OUT, the one list)."""
+    tool = release_tool(root)
+    return tuple(tool.LEFT_OUT) if tool else ()
+
+
+def library_answers(root: Path) -> tuple[str, ...]:
+    """The library files that hold a chapter's answer (make_release.py's ANSWERS_IN_LIBRARY): given
+    code only where the material checked holds them."""
+    tool = release_tool(root)
+    return tuple(getattr(tool, "ANSWERS_IN_LIBRARY", {})) if tool else ()
+
+
+def todo_regions(root: Path = REPO, not_given: tuple[str, ...] = ()) -> list[TodoRegion]:
+    """Every TODO region of every solutions/ source file, with its distinctive lines. `not_given`:
+    source files of `root` (relative paths) that the material checked does not hold, so that their
+    lines are not given code there (a library answer that a release leaves out)."""
     solutions = root / snippets.SOLUTIONS
     if not solutions.is_dir():
         raise SystemExit(f"solution_code: {root} has no solutions/ to look for (a student's "
@@ -142,7 +157,7 @@ def todo_regions(root: Path = REPO) -> list[TodoRegion]:
     kept_back = instructors_only(root)
     for path in repository_sources(root):
         rel = path.relative_to(root).as_posix()
-        if not rel.startswith(snippets.SOLUTIONS) and not rel.startswith(kept_back):
+        if not rel.startswith(snippets.SOLUTIONS) and not rel.startswith(kept_back) and rel not in not_given:
             given += given_lines(path, rel)
     inside: list[tuple[str, list[str], list[tuple[int, int]]]] = []
     for path in source_files(solutions):
@@ -339,8 +354,11 @@ def main(argv: list[str] | None = None) -> int:
                 failed = True
         for tree in args.tree:
             texts = tree_texts(tree)
-            found = shown_lines(regions, texts)
-            print(f"{tree}: {len(texts)} text files")
+            # A library answer the tree does not hold is an answer there, wherever its lines show.
+            absent = tuple(name for name in library_answers(args.root) if not (tree / name).is_file())
+            found = shown_lines(todo_regions(args.root, absent) if absent else regions, texts)
+            print(f"{tree}: {len(texts)} text files"
+                  + (f"; without {', '.join(absent)}, whose lines count as answers" if absent else ""))
             if found:
                 report_leaks(found, "file(s)")
                 failed = True

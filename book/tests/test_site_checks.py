@@ -128,6 +128,29 @@ class SolutionCodeTest(unittest.TestCase):
         [region] = solution_code.todo_regions(self.root)
         self.assertEqual(len(region.lines), 2)
 
+    def test_a_library_answer_is_given_only_where_the_tree_holds_it(self):
+        # A library file that holds a chapter's answer (make_release.py's ANSWERS_IN_LIBRARY) gives
+        # its lines to a tree that holds it, and in a tree without it they are an answer.
+        answer = "int secret_total = reduce_the_tile(in, n);\n"
+        (self.root / "common/answer.hpp").write_text(answer, encoding="utf-8")
+        (self.root / "release").mkdir()
+        (self.root / "release/make_release.py").write_text(
+            'LEFT_OUT = {}\nANSWERS_IN_LIBRARY = {"common/answer.hpp": {}}\n', encoding="utf-8")
+        trees = tempfile.TemporaryDirectory()  # outside the root, whose sources are given code
+        self.addCleanup(trees.cleanup)
+        with_it, without_it = Path(trees.name) / "with", Path(trees.name) / "without"
+        for tree in (with_it, without_it):
+            (tree / "common").mkdir(parents=True)
+            (tree / "notes.txt").write_text(answer, encoding="utf-8")
+        (with_it / "common/answer.hpp").write_text(answer, encoding="utf-8")
+        for tree, expected in ((with_it, 0), (without_it, 1)):
+            out = io.StringIO()
+            with redirect_stdout(out):
+                rc = solution_code.main(["--root", str(self.root), "--tree", str(tree)])
+            self.assertEqual(rc, expected, out.getvalue())
+        self.assertIn("without/notes.txt", out.getvalue())
+        self.assertIn("without common/answer.hpp, whose lines count as answers", out.getvalue())
+
     def test_an_exercise_hint_that_holds_a_solution_line_is_a_leak(self):
         # Issue 39: a comment inside an exercise's TODO region is a hint, not given code.
         (self.root / "exercises/01_x/x.cuh").write_text(EXERCISE.replace(

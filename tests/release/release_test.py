@@ -6,7 +6,8 @@ small chapter range (--chapters 00-02) to keep it cheap.
   release_test.py tree      what is in it and what is not: one commit by "scanlab release"; no
                             solutions/, instructor edition, mutants, hostile corpus or grader
                             tests; the chapters handed out only (manifest, book nav, pages, tests,
-                            figures, traces, plots);
+                            figures, traces, plots); no library file that holds the answer of a
+                            chapter when no chapter handed out needs it (chapter 07's look-back);
                             the student README stands alone and names no solutions/; no line of a
                             solution's TODO region in the tree or in its built book (mkdocs
                             --strict, when mkdocs is here); what needs a solution says so; bad
@@ -126,6 +127,26 @@ def test_tree(dest: Path) -> None:
     p = run([sys.executable, "-B", str(REPO / "book/tests/solution_code.py"), "--tree", str(dest)])
     print(p.stdout, end="")
     check(p.returncode == 0, "no line of a solution's TODO region in the tree")
+    # Chapter 07's answer in the library (release/make_release.py, ANSWERS_IN_LIBRARY): no chapter
+    # handed out here needs it, so the release has neither it nor what quotes it, and its lines in
+    # any other file would be found (they are an answer here, not given code).
+    lookback = "common/include/scanlab/single_pass/lookback.cuh"
+    quoting = [lookback, "tests/common/single_pass_test.cu"] + \
+        [p.relative_to(dest).as_posix() for p in sorted(dest.glob("book/docs/measurements/*/programs.diff"))]
+    check(not [q for q in quoting if (dest / q).exists()],
+          f"no {lookback} (chapter 07's answer), its test or the A/B programs that quote it")
+    planted = dest / "notes" / "lookback_copy.txt"
+    planted.parent.mkdir()
+    planted.write_text((REPO / lookback).read_text(encoding="utf-8"), encoding="utf-8")
+    p = run([sys.executable, "-B", str(REPO / "book/tests/solution_code.py"), "--tree", str(dest)])
+    shutil.rmtree(planted.parent)
+    check(p.returncode == 1 and "notes/lookback_copy.txt" in p.stdout and "07_decoupled_lookback" in p.stdout,
+          "a copy of the library's look-back planted in the release is found as chapter 07's answer")
+    sys.path.insert(0, str(REPO / "release"))
+    import make_release
+    check(make_release.answers_left_out(["00", "07"]) == [lookback] and
+          make_release.answers_left_out(["07", "08"]) == [] and make_release.answers_left_out(["12"]) == [],
+          "a release holds the library's look-back exactly when it hands out a chapter after 07")
     if shutil.which("mkdocs"):
         site = dest.parent / "site"
         p = run(["mkdocs", "build", "--strict", "-q", "-f", str(dest / "book/mkdocs.yml"), "-d", str(site)])
