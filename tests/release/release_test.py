@@ -132,7 +132,7 @@ def test_tree(dest: Path) -> None:
     # any other file would be found (they are an answer here, not given code).
     lookback = "common/include/scanlab/single_pass/lookback.cuh"
     quoting = [lookback, "tests/common/single_pass_test.cu"] + \
-        [p.relative_to(dest).as_posix() for p in sorted(dest.glob("book/docs/measurements/*/programs.diff"))]
+        [f.relative_to(REPO).as_posix() for f in sorted(REPO.glob("book/docs/measurements/*/programs.diff"))]
     check(not [q for q in quoting if (dest / q).exists()],
           f"no {lookback} (chapter 07's answer), its test or the A/B programs that quote it")
     planted = dest / "notes" / "lookback_copy.txt"
