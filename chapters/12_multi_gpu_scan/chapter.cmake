@@ -73,7 +73,9 @@ endif()
 
 # ---- the MPI form on the emulator, with 1, 2 and 3 ranks ----
 # mpirun as root needs Open MPI's two consent variables; --oversubscribe lets 3 ranks share 2 cores.
-if(SCANLAB_HAVE_MPI AND MPIEXEC_EXECUTABLE)
+# These run the reference solution: a student's repository has none (and `./lab run 12 --ranks 3`
+# runs the student's code there).
+if(SCANLAB_HAVE_SOLUTIONS AND SCANLAB_HAVE_MPI AND MPIEXEC_EXECUTABLE)
   execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpi_version ERROR_QUIET)
   set(_oversubscribe "")
   if(_mpi_version MATCHES "Open MPI|OpenRTE")

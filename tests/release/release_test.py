@@ -20,6 +20,9 @@ small chapter range (--chapters 00-02) to keep it cheap.
                             folder: chapter 00's stub scores zero and the reference solution copied
                             in scores full marks (the grader builds its runtime in the release:
                             about 3 minutes on 2 cores)
+  release_test.py configure a release of every chapter (no --chapters) configures (`cmake --preset cpu`):
+                            no chapter asks for a solution's target in a student's repository
+                            (seconds)
   release_test.py self-test the release's own `./lab test`, as root, on a fresh clone of it in that
                             0700 folder: the lab's own tests pass and the score is printed; then
                             the stub and the solution graded there as above (a whole build of the
@@ -58,11 +61,12 @@ def run(cmd: list[str], cwd: Path = REPO, env: dict | None = None, timeout: int 
                           env=dict(os.environ, **(env or {})), stdin=subprocess.DEVNULL)
 
 
-def make_release(parent: Path, chapters: str = CHAPTERS) -> Path:
-    """A release in a new folder under `parent` (a mktemp -d folder: 0700)."""
+def make_release(parent: Path, chapters: str | None = CHAPTERS) -> Path:
+    """A release in a new folder under `parent` (a mktemp -d folder: 0700); chapters None: all."""
     dest = parent / "scanlab-class"
     t0 = time.monotonic()
-    p = run([sys.executable, str(REPO / "release" / "make_release.py"), str(dest), "--chapters", chapters])
+    p = run([sys.executable, str(REPO / "release" / "make_release.py"), str(dest),
+             *(["--chapters", chapters] if chapters else [])])
     print(p.stdout + p.stderr, end="")
     if p.returncode != 0:
         sys.exit(f"release_test: ./lab release failed (exit {p.returncode})")
@@ -261,6 +265,17 @@ def test_grade(dest: Path, build_dir: Path | None = None) -> None:
           f"{r['score']} of {r['points']}")
 
 
+def test_configure(dest: Path) -> None:
+    """A release of every chapter configures: what a chapter's CMake registers for the reference
+    solution only (its targets, the tests that run them) must not be asked for without it."""
+    p = run(["cmake", "--preset", "cpu"], cwd=dest, env={"SCANLAB_NO_INSTALL": "1"}, timeout=600)
+    errors = [line for line in (p.stdout + p.stderr).splitlines() if "CMake Error" in line or "No target" in line]
+    check(p.returncode == 0, f"a release of every chapter configures (cmake --preset cpu): {errors[:4] or 'no error'}")
+    check((dest / "common/include/scanlab/single_pass/lookback.cuh").is_file() and
+          (dest / "tests/common/single_pass_test.cu").is_file(),
+          "it holds the library's look-back and its test (chapters 08-12 need them)")
+
+
 def test_self(dest: Path) -> None:
     clone = dest.parent / "clone"
     check(run(["git", "clone", "-q", str(dest), str(clone)]).returncode == 0, "the release clones")
@@ -281,7 +296,7 @@ def test_self(dest: Path) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["tree", "devcontainer", "grade", "self-test"])
+    parser.add_argument("what", choices=["tree", "devcontainer", "grade", "self-test", "configure"])
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder and say where it is")
     a = parser.parse_args()
     top = run(["git", "rev-parse", "--show-toplevel"]).stdout.strip()
@@ -291,9 +306,10 @@ def main() -> int:
     parent = Path(tempfile.mkdtemp(prefix="scanlab-release-"))  # mode 0700, as mktemp -d makes it
     try:
         t0 = time.monotonic()
-        dest = make_release(parent)
+        dest = make_release(parent, None if a.what == "configure" else CHAPTERS)
         {"tree": lambda: test_tree(dest), "devcontainer": lambda: test_devcontainer(dest),
-         "grade": lambda: test_grade(dest), "self-test": lambda: test_self(dest)}[a.what]()
+         "grade": lambda: test_grade(dest), "self-test": lambda: test_self(dest),
+         "configure": lambda: test_configure(dest)}[a.what]()
         print(f"release_test {a.what}: {time.monotonic() - t0:.0f} s in all")
     finally:
         if a.keep:
