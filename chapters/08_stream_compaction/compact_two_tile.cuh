@@ -9,21 +9,22 @@
 // kernel's largest stall reason, and the memory was busy half the time: the book's chapter 08,
 // "Measured"); a select-if stores only what it keeps, so it waits less, and gains only on the
 // largest inputs. Here a block runs the single-pass library's two-tile loop
-// (scanlab/single_pass/two_tile_loop.cuh): while its look-back warp looks back for tile t, its four
-// data warps pack t in shared memory, then land the next tile, count its kept elements and publish
-// its count; once t's prefix is known, they store t.
+// (scanlab/single_pass/two_tile_loop.cuh): while its look-back warp looks back for tile t, its data
+// warps pack t in shared memory, then land the next tile, count its kept elements and publish its
+// count; once t's prefix is known, they store t.
 //
-// A tile is kChunks chunks of 128 threads x 16 elements. Each chunk is packed on its own
-// (tile_exchange.cuh), in place in its stage, in output order: its kept elements first, then
-// (partition) its rejected ones, the last one first, as they go out backwards from the end of the
-// output. Packing before the prefix is known means the slots cannot line up with output addresses,
-// so the stores realign: each 16-byte vector of the output is read from the slots with one or two
-// aligned 16-byte loads and a shift by whole words (load_vector_at), and goes out in one store,
-// four elements an instruction, a warp's stores filling whole 32-byte sectors. Packing after the
-// look-back, with slots lined up with the output, left the data warps waiting at the barrier with
-// the packing still to do; packing while the look-back warp waits took 9-10% off the select-if's
-// time at 2^26 and 2^28 on an H200 with a tenth kept; with half kept about 1% in the bench and
-// 3-6% in the tuning sweep (book, chapter 08, "Measured"); the partition's stayed the same.
+// A tile is kChunks chunks of 256 threads x 16 elements (128 threads for elements of more than 4
+// bytes; below). Each chunk is packed on its own (tile_exchange.cuh), in place in its stage, in
+// output order: its kept elements first, then (partition) its rejected ones, the last one first, as
+// they go out backwards from the end of the output. Packing before the prefix is known means the
+// slots cannot line up with output addresses, so the stores realign: each 16-byte vector of the
+// output is read from the slots with one or two aligned 16-byte loads and a shift by whole words
+// (load_vector_at), and goes out in one store, four elements an instruction, a warp's stores
+// filling whole 32-byte sectors. Packing after the look-back, with slots lined up with the output,
+// left the data warps waiting at the barrier with the packing still to do; packing while the
+// look-back warp waits took 9-10% off the select-if's time at 2^26 and 2^28 on an H200 with a tenth
+// kept; with half kept about 1% in the bench and 3-6% in the tuning sweep (book, chapter 08,
+// "Measured"); the partition's stayed the same.
 //
 // In place (select-if): a tile writes only below its own end, and only once every earlier tile has
 // published its count; so its input can be overwritten only by later tiles, after it has published.
@@ -68,17 +69,23 @@ namespace single_pass = scanlab::single_pass;
 using Barrier = cuda::barrier<cuda::thread_scope_block>;
 using Token = Barrier::arrival_token;
 
-// 128 threads x 16 elements a chunk, 2 chunks a tile: 4096 elements. Two stages of 16 KiB (int32),
-// each chunk packed in place, and 2 KiB of keep bits: shared memory for 6 blocks an SM.
-// For elements of 4 bytes or fewer the registers are capped for 6 blocks too (64 a thread):
-// uncapped, nvcc 13.0 gave the partition's code for whole tiles 72, which leaves room for 5.
-// Larger elements fill the shared memory with fewer blocks, and take the registers they need.
+// For elements of 4 bytes or fewer: 256 threads (eight data warps) x 16 elements a chunk, 2 chunks
+// a tile: 8192 elements. Two stages of 32 KiB (int32), each chunk packed in place, and 4 KiB of
+// keep bits: shared memory for 3 blocks an SM, and registers capped for 3 too (72 a thread; nvcc
+// 13.0 gives the partition's code for whole tiles 79 uncapped, which leaves room for 2). On an
+// H200 this took 2-4% off the partition's time and select-if's from 2^26 on, against chunks of 128
+// threads (tiles of 4096, six blocks an SM): the same elements in flight on each SM, but half the
+// tiles, so half the look-backs, each walking back over fewer tiles (book, chapter 08, "Measured").
+// Larger elements keep chunks of 128 threads: a chunk of 256 would fill the shared memory with
+// one block. They take the registers they need.
 constexpr int kChunks = 2;
 template <class T>
-constexpr int kMinBlocksPerSm = sizeof(T) <= 4 ? 6 : 1;
+constexpr int kChunkThreads = sizeof(T) <= 4 ? 256 : 128;
+template <class T>
+constexpr int kMinBlocksPerSm = sizeof(T) <= 4 ? 3 : 1;
 constexpr int kStages = 2;  // the two-tile loop's stages
 template <class T>
-using Chunk = single_pass::TileShape<T, 128, 16>;
+using Chunk = single_pass::TileShape<T, kChunkThreads<T>, 16>;
 
 template <class T>
 constexpr std::size_t tile_items() {

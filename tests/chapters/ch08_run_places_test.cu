@@ -67,7 +67,9 @@ std::vector<unsigned> run_places_on_device(const std::vector<unsigned>& kept) {
 
 template <class T>
 void check_both_forms(const char* type) {
-  using Shape = scanlab::single_pass::TileShape<T, 128, 16>;  // the two-tile kernel's chunk
+  // 16 elements a thread, as in the two-tile kernel's chunks (the step is one warp's: the chunk's
+  // width does not change it)
+  using Shape = scanlab::single_pass::TileShape<T, 128, 16>;
   const unsigned all = Shape::ITEMS == 32 ? ~0u : (1u << Shape::ITEMS) - 1u;
   scanlab::Rng rng = scanlab::test_rng(sizeof(T));
   std::vector<std::vector<unsigned>> inputs = {std::vector<unsigned>(kLanes, all), std::vector<unsigned>(kLanes, 0u)};

@@ -193,9 +193,9 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
 }
 
 // Tile boundaries of the single-pass tiles: select-if's 4096 elements, partition-if's 3072, and the
-// two-tile kernel's chunks of 2048 in tiles of 4096.
+// two-tile kernel's chunks of 4096 in tiles of 8192 (one whole tile and one element: 8193).
 const std::size_t kSizes[] = {
-    1,    2, 31, 32, 33, 511, 512, 513, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 6143, 3 * 4096 + 1234,
+    1,    2, 31, 32, 33, 511, 512, 513, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 8193, 3 * 4096 + 1234,
     40000};
 
 constexpr std::size_t kSinglePassTile = 4096;  // the single pass's tile: 128 threads x 32 items
