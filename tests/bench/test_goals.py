@@ -179,6 +179,22 @@ class LabGoals(unittest.TestCase):
         self.assertEqual(done.returncode, 2)
         self.assertIn("goals needs a run", done.stderr.strip().splitlines()[-1])
 
+    def test_the_options_after_run_replace_the_goals_own(self):
+        script = 'source "$1"; goals_bench_args /usr/bin/python3 "${@:2}"; printf "%s\\n" "${goal_args[@]}"'
+        for extra, sizes in ((["--reps", "5"], "2^22,2^24,2^26,2^28"), (["--sizes", "2^26", "--reps", "5"], "2^26"),
+                             (["--reps", "5", "--sizes=2^24"], None)):
+            done = subprocess.run(["bash", "-c", script, "bash", str(ROOT / "lab"), *extra], capture_output=True,
+                                  text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+            self.assertEqual(done.returncode, 0, done.stderr)
+            args = done.stdout.split()
+            self.assertEqual(args.count("--algorithms"), 1)
+            self.assertEqual(args[-len(extra):], extra)  # the options themselves come last, as given
+            if sizes is None:  # given as --sizes=...: the goals' own --sizes is left out
+                self.assertNotIn("--sizes", args)
+            else:
+                self.assertEqual(args.count("--sizes"), 1)
+                self.assertEqual(args[args.index("--sizes") + 1], sizes)
+
     def test_run_without_a_gpu(self):
         with tempfile.TemporaryDirectory() as tmp:
             for tool in ("nvcc", "nvidia-smi"):  # present, but no GPU answers
