@@ -62,17 +62,23 @@ GOALS = (
 )
 
 
-def bench_args() -> list[str]:
-    """scanlab_bench's arguments for one run that measures every goal: its rows, their CUB
-    counterparts and the copy, at every size a goal names, in every type one asks for."""
+def goal_rows() -> list[str]:
+    """The rows a run needs for every goal: the copy, then each goal's CUB counterparts and row."""
     rows = [COPY_ROW]
     for g in GOALS:
         for name in (*g.baselines, g.row):
             if name not in rows:
                 rows.append(name)
+    return rows
+
+
+def bench_args() -> list[str]:
+    """scanlab_bench's arguments for one run that measures every goal: its rows, at every size a
+    goal names, in every type one asks for."""
     sizes = sorted({s for g in GOALS for s in g.sizes})
     types = [t for t in BOTH if any(t in g.types for g in GOALS)]
-    return ["--algorithms", ",".join(rows), "--sizes", ",".join(f"2^{s}" for s in sizes), "--types", ",".join(types)]
+    return ["--algorithms", ",".join(goal_rows()), "--sizes", ",".join(f"2^{s}" for s in sizes),
+            "--types", ",".join(types)]
 
 
 @dataclass
@@ -103,9 +109,13 @@ def log2_of(n: int) -> int | None:
     return n.bit_length() - 1 if n & (n - 1) == 0 else None
 
 
+def by_log2(run: Run, row: str, type_: str) -> dict:
+    """A row's measured points at the run's power-of-two sizes, by log2 n."""
+    return {k: p for p in run.series.get((row, type_), []) if (k := log2_of(p.n)) is not None}
+
+
 def judge(run: Run, goal: Goal, type_: str) -> Verdict:
-    points = {log2_of(p.n): p for p in run.series.get((goal.row, type_), []) if log2_of(p.n) is not None}
-    copies = {log2_of(p.n): p for p in run.series.get((COPY_ROW, type_), []) if log2_of(p.n) is not None}
+    points, copies = by_log2(run, goal.row, type_), by_log2(run, COPY_ROW, type_)
     ratios: dict[int, float] = {}
     missing: list[str] = []
     for k in sorted(set(points) | set(goal.sizes)):

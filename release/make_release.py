@@ -275,9 +275,10 @@ def make_release(dest: Path, spec: str | None, repo: Path = REPO, check: bool = 
     size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file() and ".git" not in p.relative_to(dest).parts)
     print(f"release: {dest}: chapters {' '.join(kept)} of commit {source}; {count} files, {size / 1e6:.1f} MB, "
           f"one commit by '{AUTHOR[0]}'")
-    for name in ANSWERS_IN_LIBRARY:
-        answered = ANSWERS_IN_LIBRARY[name]["answers"]
-        if name in answers_left_out(kept):
+    left_out = answers_left_out(kept)
+    for name, use in ANSWERS_IN_LIBRARY.items():
+        answered = use["answers"]
+        if name in left_out:
             print(f"release: left out {name}, chapter {answered}'s answer: no chapter handed out needs it")
         elif answered in kept:
             print(f"release: holds {name}, chapter {answered}'s answer, which the chapters after it need: "

@@ -15,9 +15,7 @@ import goals  # noqa: E402
 
 
 def problems(rows: dict[str, str]) -> list[str]:
-    args = goals.bench_args()
-    wanted = args[args.index("--algorithms") + 1].split(",")
-    return [f"no row {name}, which bench/goals.py needs" for name in wanted if name not in rows]
+    return [f"no row {name}, which bench/goals.py needs" for name in goals.goal_rows() if name not in rows]
 
 
 if __name__ == "__main__":
