@@ -13,18 +13,18 @@
 // warps pack t in shared memory, then land the next tile, count its kept elements and publish its
 // count; once t's prefix is known, they store t.
 //
-// A tile is kChunks chunks of 256 threads x 16 elements (128 threads for elements of more than 4
-// bytes; below). Each chunk is packed on its own (tile_exchange.cuh), in place in its stage, in
-// output order: its kept elements first, then (partition) its rejected ones, the last one first, as
-// they go out backwards from the end of the output. Packing before the prefix is known means the
-// slots cannot line up with output addresses, so the stores realign: each 16-byte vector of the
-// output is read from the slots with one or two aligned 16-byte loads and a shift by whole words
-// (load_vector_at), and goes out in one store, four elements an instruction, a warp's stores
-// filling whole 32-byte sectors. Packing after the look-back, with slots lined up with the output,
-// left the data warps waiting at the barrier with the packing still to do; packing while the
-// look-back warp waits took 9-10% off the select-if's time at 2^26 and 2^28 on an H200 with a tenth
-// kept; with half kept about 1% in the bench and 3-6% in the tuning sweep (book, chapter 08,
-// "Measured"); the partition's stayed the same.
+// A tile is kChunks chunks of 256 threads x 16 elements for the partition, 384 for select-if (128
+// for elements of more than 4 bytes; below). Each chunk is packed on its own (tile_exchange.cuh),
+// in place in its stage, in output order: its kept elements first, then (partition) its rejected
+// ones, the last one first, as they go out backwards from the end of the output. Packing before the
+// prefix is known means the slots cannot line up with output addresses, so the stores realign: each
+// 16-byte vector of the output is read from the slots with one or two aligned 16-byte loads and a
+// shift by whole words (load_vector_at), and goes out in one store, four elements an instruction, a
+// warp's stores filling whole 32-byte sectors. Packing after the look-back, with slots lined up
+// with the output, left the data warps waiting at the barrier with the packing still to do; packing
+// while the look-back warp waits took 9-10% off the select-if's time at 2^26 and 2^28 on an H200
+// with a tenth kept; with half kept about 1% in the bench and 3-6% in the tuning sweep (book,
+// chapter 08, "Measured"); the partition's stayed the same.
 //
 // In place (select-if): a tile writes only below its own end, and only once every earlier tile has
 // published its count; so its input can be overwritten only by later tiles, after it has published.
@@ -69,38 +69,49 @@ namespace single_pass = scanlab::single_pass;
 using Barrier = cuda::barrier<cuda::thread_scope_block>;
 using Token = Barrier::arrival_token;
 
-// For elements of 4 bytes or fewer: 256 threads (eight data warps) x 16 elements a chunk, 2 chunks
-// a tile: 8192 elements. Two stages of 32 KiB (int32), each chunk packed in place, and 4 KiB of
-// keep bits: shared memory for 3 blocks an SM, and registers capped for 3 too (72 a thread; nvcc
-// 13.0 gives the partition's code for whole tiles 79 uncapped, which leaves room for 2). On an
-// H200 this took 2-4% off the partition's time and select-if's from 2^26 on, against chunks of 128
-// threads (tiles of 4096, six blocks an SM): the same elements in flight on each SM, but half the
-// tiles, so half the look-backs, each walking back over fewer tiles (book, chapter 08, "Measured").
-// Larger elements keep chunks of 128 threads: a chunk of 256 would fill the shared memory with
-// one block. They take the registers they need.
+// A chunk's width, for elements of 4 bytes or fewer, by what the kernel stores:
+//   partition-if  256 threads (eight data warps) x 16 elements a chunk, 2 chunks a tile: 8192
+//                 elements. Two stages of 32 KiB (int32) and 4 KiB of keep bits: shared memory for
+//                 3 blocks an SM, and registers capped for 3 too (72 a thread; nvcc 13.0 gives its
+//                 code for whole tiles 79 uncapped, which leaves room for 2).
+//   select-if     384 threads x 16, tiles of 12288: stages of 48 KiB, two blocks an SM.
+// On an H200, chunks of 256 threads took 2-4% off both kernels' time from 2^26 on against chunks of
+// 128 (tiles of 4096, six blocks an SM): the same elements in flight on each SM, but half the
+// tiles, so half the look-backs, each walking back over fewer tiles. A select-if tile stores only
+// what it keeps, so its turns of the loop are short, and with tiles of 8192 its data warps waited
+// for the look-back in 59-76% of them (the partition's in a third). Tiles of 12288 give each
+// look-back more elements: with half kept 1.5-3% less time from 2^26 on, level with a tenth kept
+// there, 1-4% more at 2^24 and 2^25. The partition, whose data warps set its pace, was 1% slower
+// with them at 2^26 (book, chapter 08, "Measured").
+// Larger elements keep chunks of 128 threads: a wider chunk would fill the shared memory with one
+// block. They take the registers they need.
 constexpr int kChunks = 2;
-template <class T>
-constexpr int kChunkThreads = sizeof(T) <= 4 ? 256 : 128;
-template <class T>
-constexpr int kMinBlocksPerSm = sizeof(T) <= 4 ? 3 : 1;
+template <class T, bool kPartition>
+constexpr int kChunkThreads = sizeof(T) > 4 ? 128
+                              : kPartition  ? 256
+                                            : 384;
+template <class T, bool kPartition>
+constexpr int kMinBlocksPerSm = sizeof(T) > 4 ? 1
+                                : kPartition  ? 3
+                                              : 2;
 constexpr int kStages = 2;  // the two-tile loop's stages
-template <class T>
-using Chunk = single_pass::TileShape<T, kChunkThreads<T>, 16>;
+template <class T, bool kPartition>
+using Chunk = single_pass::TileShape<T, kChunkThreads<T, kPartition>, 16>;
 
-template <class T>
+template <class T, bool kPartition>
 constexpr std::size_t tile_items() {
-  return static_cast<std::size_t>(kChunks) * Chunk<T>::TILE_ITEMS;
+  return static_cast<std::size_t>(kChunks) * Chunk<T, kPartition>::TILE_ITEMS;
 }
 // A chunk's place in a stage: its elements, a multiple of 16 bytes, so that every chunk's bulk copy
 // lands 16-byte aligned.
-template <class T>
+template <class T, bool kPartition>
 constexpr int chunk_slots() {
-  static_assert(Chunk<T>::TILE_ITEMS * sizeof(T) % 16 == 0, "chunks of whole 16-byte vectors");
-  return Chunk<T>::TILE_ITEMS;
+  static_assert(Chunk<T, kPartition>::TILE_ITEMS * sizeof(T) % 16 == 0, "chunks of whole 16-byte vectors");
+  return Chunk<T, kPartition>::TILE_ITEMS;
 }
-template <class T>
+template <class T, bool kPartition>
 constexpr std::size_t stage_bytes() {
-  return static_cast<std::size_t>(kStages) * kChunks * chunk_slots<T>() * sizeof(T);
+  return static_cast<std::size_t>(kStages) * kChunks * chunk_slots<T, kPartition>() * sizeof(T);
 }
 
 // A tile of kChunks staged chunks, partitioned (kPartition) or compacted, for the two-tile loop.
@@ -121,7 +132,7 @@ struct CompactAgent {
   };
 
   TempStorage& temp;
-  T* stages;  // kStages x kChunks chunks of chunk_slots<T>() elements
+  T* stages;  // kStages x kChunks chunks of chunk_slots<T, kPartition>() elements
   const T* in;
   T* out;
   std::size_t n;
@@ -137,7 +148,7 @@ struct CompactAgent {
     return single_pass::chunk_start<Shape, kChunks>(tile, c);
   }
   __device__ int valid_from(std::size_t at) const { return single_pass::valid_in_chunk<Shape>(n, at); }
-  __device__ T* stage_chunk(int s, int c) const { return stages + (s * kChunks + c) * chunk_slots<T>(); }
+  __device__ T* stage_chunk(int s, int c) const { return stages + (s * kChunks + c) * chunk_slots<T, kPartition>(); }
 
   // Every thread: a full tile's chunks go to stage s, one bulk copy and one barrier per chunk (the
   // last, partial tile and an unaligned input are read from global memory instead).
@@ -276,7 +287,7 @@ struct CompactAgent {
 };
 
 template <class Shape, bool kPartition, class T, class Pred>
-__global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>(), kMinBlocksPerSm<T>)
+__global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>(), kMinBlocksPerSm<T, kPartition>)
     compact_two_tile_kernel(const T* in, T* out, std::size_t n, unsigned* d_num_selected, CountDescriptors descriptors,
                             single_pass::Ticket ticket, bool staged, bool vector_stores,
                             single_pass::PollSchedule polls, Pred pred) {
@@ -296,9 +307,9 @@ __global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>(), 
 // same).
 constexpr single_pass::PollSchedule kPolls = {1400, 900};
 
-template <class T>
+template <class T, bool kPartition>
 std::size_t tiles_for(std::size_t n) {
-  return (n + tile_items<T>() - 1) / tile_items<T>();
+  return (n + tile_items<T, kPartition>() - 1) / tile_items<T, kPartition>();
 }
 
 // One launch over n > 0 elements (the caller checked n against the workspace, whose tiles are no
@@ -306,14 +317,14 @@ std::size_t tiles_for(std::size_t n) {
 template <bool kPartition, class T, class Pred, class Storage>
 void launch(const T* in, T* out, unsigned* d_num_selected, std::size_t n, Pred pred, Storage& storage, cudaStream_t s,
             const char* who) {
-  using Shape = Chunk<T>;
+  using Shape = Chunk<T, kPartition>;
   auto* kernel = compact_two_tile_kernel<Shape, kPartition, T, Pred>;
-  static const std::size_t resident =
-      scanlab::resident_blocks_with_stage(kernel, single_pass::two_tile_block_threads<Shape>(), stage_bytes<T>(), who);
-  const std::size_t tiles = tiles_for<T>(n);
+  static const std::size_t resident = scanlab::resident_blocks_with_stage(
+      kernel, single_pass::two_tile_block_threads<Shape>(), stage_bytes<T, kPartition>(), who);
+  const std::size_t tiles = tiles_for<T, kPartition>(n);
   const auto next = storage.next_launch(tiles, s);
   kernel<<<static_cast<unsigned>(single_pass::two_tile_grid(tiles, resident)),
-           single_pass::two_tile_block_threads<Shape>(), stage_bytes<T>(), s>>>(
+           single_pass::two_tile_block_threads<Shape>(), stage_bytes<T, kPartition>(), s>>>(
       in, out, n, d_num_selected, next.desc, next.ticket, single_pass::aligned16(in), single_pass::aligned16(out),
       single_pass::polls_for_grid(kPolls, tiles, resident), pred);
   SCANLAB_CHECK_LAUNCH();

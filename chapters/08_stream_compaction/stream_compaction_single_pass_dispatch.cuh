@@ -184,7 +184,8 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
     SCANLAB_CUDA_CHECK(cudaMemsetAsync(d_num_selected, 0, sizeof(unsigned), s));
     return;
   }
-  static_assert(two_tile::tile_items<T>() >= kSinglePassTile, "the workspace counts tiles of kSinglePassTile");
+  static_assert(two_tile::tile_items<T, kPartition>() >= kSinglePassTile,
+                "the workspace counts tiles of kSinglePassTile");
   // In place only on an aligned input, whose whole tiles the two-tile kernel stages
   // (compact_two_tile.cuh, "In place").
   const bool two_tile_in_place_safe = d_in != d_out || single_pass::aligned16(d_in);

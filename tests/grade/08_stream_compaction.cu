@@ -193,7 +193,9 @@ bool check(const std::vector<std::int32_t>& in, Pred pred, Algo algo) {
 }
 
 // Tile boundaries of the single-pass tiles: select-if's 4096 elements, partition-if's 3072, and the
-// two-tile kernel's chunks of 4096 in tiles of 8192 (one whole tile and one element: 8193).
+// two-tile kernel's: the partition's chunks of 4096 in tiles of 8192 (one whole tile and one
+// element: 8193), select-if's chunks of 6144 in tiles of 12288 (8193: a whole chunk and part of the
+// next; 3 * 4096 + 1234: a whole tile and part of the next).
 const std::size_t kSizes[] = {
     1,    2, 31, 32, 33, 511, 512, 513, 2047, 2048, 2049, 3071, 3072, 3073, 4095, 4096, 4097, 8193, 3 * 4096 + 1234,
     40000};
