@@ -40,7 +40,11 @@ long first_difference(const std::vector<T>& a, const std::vector<T>& b) {
 
 template <class T>
 void check_store_run(const char* type) {
-  using Shape = scanlab::single_pass::TileShape<T, 128, 16>;  // the two-tile kernel's chunk
+  // 16 elements a thread, as in the two-tile kernel's chunks. Their width (compact_two_tile.cuh:
+  // 128 threads for 8-byte elements, 256 or 384 for smaller ones) only sets how the vectors are dealt
+  // out, which starts at any thread here (u0); this file does not include the kernel, which needs
+  // the student's look-back.
+  using Shape = scanlab::single_pass::TileShape<T, 128, 16>;
   constexpr int V = Shape::VEC;
   constexpr int kSlots = Shape::TILE_ITEMS;
   std::vector<T> slots(kSlots);

@@ -4,8 +4,9 @@
 // every output checked against the host's.
 //
 // The probe kernels take one chunk of 128 threads x 16 elements a block (the two-tile kernel's
-// chunk), loaded from global memory into registers, and need no look-back: where each chunk's
-// elements go comes from the host, which counted every chunk's kept elements beforehand.
+// chunk when this probe was measured; since then 4-byte elements take chunks of 256 threads, 384
+// for select-if), loaded from global memory into registers, and need no look-back: where each
+// chunk's elements go comes from the host, which counted every chunk's kept elements beforehand.
 //
 //   copy                  cudaMemcpyAsync device to device (the bench's "copy")
 //   chunk copy            a chunk to shared memory in input order, then stored as the two-tile
