@@ -330,8 +330,12 @@ std::vector<Measurement> run_size(const Context& ctx, const std::vector<const Ro
     if (!exp) exp.emplace(draw_input<T>(kind, n, seed));
     if (loaded != kind) {
       SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data(), exp->input().data(), n * sizeof(T), cudaMemcpyHostToDevice));
-      for (size_t s = 1; s < slots; ++s) {  // same data in every pair: L2 is keyed by address, not value
-        SCANLAB_CUDA_CHECK(cudaMemcpy(in_pool.data() + s * n, in_pool.data(), n * sizeof(T), cudaMemcpyDeviceToDevice));
+      // The same data in every pair (L2 is keyed by address, not value), copied in doubling steps:
+      // one copy a pair would take minutes at tiny n, where the pairs number in the millions.
+      for (size_t have = 1; have < slots; have *= 2) {
+        const size_t copy = std::min(have, slots - have) * n;
+        SCANLAB_CUDA_CHECK(
+            cudaMemcpy(in_pool.data() + have * n, in_pool.data(), copy * sizeof(T), cudaMemcpyDeviceToDevice));
       }
       SCANLAB_CUDA_CHECK(cudaDeviceSynchronize());
       loaded = kind;
