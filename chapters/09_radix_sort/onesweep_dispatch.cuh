@@ -25,6 +25,9 @@
 //                 digit d): the keys of one digit go out as one run, so the stores coalesce. A sort
 //                 of pairs then loads the tile's values (the L2 cache was asked for them before
 //                 step 5) and sends them the same way.
+// A sort of at most one tile takes none of these: onesweep_single_tile_kernel, one block, runs
+// every pass on the keys in shared memory (steps 2 and 4 of a tile, then each key to its place),
+// in one launch.
 // A pass of at most two digits. Keys that are mostly alike have few distinct digits in their upper
 // bytes: small integers (the top three bytes of int32 in [-100, 100] are all 0x00 or all 0xff), or
 // keys whose high bits never change. There rank_in_warp's meeting words make the lanes of a warp
@@ -274,6 +277,103 @@ struct PackedFields {
   __device__ __forceinline__ unsigned get(int j) const { return (w[j / kPerWord] >> ((j % kPerWord) * kBits)) & kMask; }
 };
 
+// The warps' counters of a tile, zero for the ranking (a barrier must follow before it starts).
+template <class Shape>
+__device__ __forceinline__ void clear_warp_counters(unsigned (&warp_counts)[Shape::WARPS][kOnesweepDigits],
+                                                    unsigned (&warp_match)[Shape::WARPS][kOnesweepDigits]) {
+  for (int i = static_cast<int>(threadIdx.x); i < Shape::WARPS * static_cast<int>(kOnesweepDigits);
+       i += Shape::BLOCK_THREADS) {
+    (&warp_counts[0][0])[i] = 0;
+    (&warp_match[0][0])[i] = 0;
+  }
+}
+
+// Step 2 of a tile (below), for one warp's keys: each key's rank among the warp's keys of its
+// digit, packed, and the warp's count of each digit left in its row of the counters, warp_counts
+// (zero before; warp_match, its meeting words, zero before and after). digit(j): item j's digit,
+// kNoDigit past the input's end; warp_keys: the warp's keys in the input. A pass of at most two
+// digits (two.few) is ranked by ballots, without rank_in_warp (the top of this file says why).
+// Checking builds record a rank outside the warp's keys as a fault of `tile`.
+template <int ITEMS, bool kStopAtEnd = false, class DigitOf>
+__device__ __forceinline__ PackedFields<ITEMS, 16> rank_in_warps(unsigned* warp_counts, unsigned* warp_match,
+                                                                 TwoDigits two, int warp_keys, DigitOf digit,
+                                                                 unsigned long long* fault, unsigned tile) {
+  const int lane = scanlab::lane_id();
+  PackedFields<ITEMS, 16> rank;
+  if (two.few) {
+    // A key's rank: the keys of its digit in the warp's earlier items and in the lanes below it.
+    // The valid keys of a tile end at one lane of one item: so below a valid key every lane is
+    // valid, and every earlier item is full.
+    const unsigned below = scanlab::lanes_below_mask(lane);
+    unsigned low_before = 0;  // keys of the low digit in this warp's earlier items
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const unsigned d = digit(j);
+      const unsigned low = __ballot_sync(scanlab::kFullWarpMask, d == two.low);
+      const unsigned low_below = static_cast<unsigned>(__popc(low & below));
+      const unsigned keys_before = static_cast<unsigned>(j * scanlab::kWarpThreads + lane);
+      rank.set(j, d == two.low ? low_before + low_below : keys_before - low_before - low_below);
+      low_before += static_cast<unsigned>(__popc(low));
+    }
+    if (lane == 0) {  // the warp's counts: low_before of the low digit, the rest of the high one
+      warp_counts[two.low] = low_before;
+      if (two.high != two.low) warp_counts[two.high] = static_cast<unsigned>(warp_keys) - low_before;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      // kStopAtEnd: the rest of the warp's items lie past the input's end, and the whole warp stops
+      // here together. (Not in a pass's tiles: there the test moved ptxas's spills in the pass
+      // kernels, and sorted uint32 keys 1% slower at 2^28 on an H200.)
+      if (kStopAtEnd && j * scanlab::kWarpThreads >= warp_keys) break;
+      unsigned r = rank_in_warp(digit(j), warp_counts, warp_match);
+      if constexpr (kCheckIndices) {
+        if (digit(j) != kNoDigit && r >= static_cast<unsigned>(warp_keys)) {
+          record_index_fault(fault, IndexFault::rank_in_warp, tile, static_cast<unsigned long long>(scanlab::warp_id()),
+                             static_cast<unsigned long long>(lane), static_cast<unsigned long long>(j), digit(j), r,
+                             static_cast<unsigned long long>(warp_keys));
+          r = 0;  // a rank in the warp: the sort stops after this launch anyway
+        }
+      }
+      rank.set(j, r);
+    }
+  }
+  return rank;
+}
+
+// Thread d of the first 256, once every warp has ranked its keys (after a barrier): the tile's
+// count of digit d, the warps' counts added up.
+template <int WARPS>
+__device__ __forceinline__ unsigned tile_count_of_digit(const unsigned (&warp_counts)[WARPS][kOnesweepDigits]) {
+  unsigned count = 0;
+  if (threadIdx.x < kOnesweepDigits) {
+    for (int w = 0; w < WARPS; ++w) count += warp_counts[w][threadIdx.x];
+  }
+  return count;
+}
+
+// Step 4 of a tile: where each digit starts in the tile (a block scan of the 256 counts: thread d
+// holds digit d's count and gets its start), and where each warp's keys of each digit start (the
+// warps in order), written over the warps' counts. Ends with a barrier: every start is in.
+template <class Shape>
+__device__ __forceinline__ unsigned digit_starts_in_tile(
+    unsigned (&warp_counts)[Shape::WARPS][kOnesweepDigits],
+    typename scanlab::BlockScan<unsigned, Shape::BLOCK_THREADS>::TempStorage& scan, unsigned count) {
+  unsigned start[1] = {count};
+  unsigned tile_total;
+  scanlab::BlockScan<unsigned, Shape::BLOCK_THREADS>(scan).exclusive_scan(start, scanlab::Plus<unsigned>{}, tile_total);
+  if (threadIdx.x < kOnesweepDigits) {
+    unsigned place = start[0];
+    for (int w = 0; w < Shape::WARPS; ++w) {
+      const unsigned c = warp_counts[w][threadIdx.x];
+      warp_counts[w][threadIdx.x] = place;
+      place += c;
+    }
+  }
+  __syncthreads();
+  return start[0];
+}
+
 // One tile of a pass: steps 1 to 6 above. kFull: the tile holds TILE_ITEMS keys, as every tile of a
 // launch but the last does. Its code then checks no bounds, and each lane loads from one pointer at
 // fixed offsets: a third fewer instructions in the keys' pass (Nsight Compute, H200, 2^26 keys),
@@ -289,10 +389,7 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   const int lane = scanlab::lane_id();
   const unsigned d_mine = threadIdx.x;  // the digit this thread publishes and looks back for
 
-  for (int i = static_cast<int>(threadIdx.x); i < Shape::WARPS * static_cast<int>(kOnesweepDigits); i += THREADS) {
-    (&s.warp_counts[0][0])[i] = 0;
-    (&s.warp_match[0][0])[i] = 0;
-  }
+  clear_warp_counters<Shape>(s.warp_counts, s.warp_match);
 
   // 1. load, warp-striped: item j of this lane is key warp_first + j x 32 + lane of the tile
   Key keys[ITEMS];
@@ -319,46 +416,11 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   //    chapter 09, "Rank first, place later"); the counts now go out after the ranking.
   const int warp_keys =
       kFull ? ITEMS * scanlab::kWarpThreads : min(max(valid - warp_first, 0), ITEMS * scanlab::kWarpThreads);
-  PackedFields<ITEMS, 16> rank;  // for pairs, later the keys' places in the tile
-  if (const TwoDigits two = two_digits_of_pass(s.pass_digits); two.few) {
-    // A key's rank: the keys of its digit in the warp's earlier items and in the lanes below it.
-    // The valid keys of a tile end at one lane of one item: so below a valid key every lane is
-    // valid, and every earlier item is full.
-    const unsigned below = scanlab::lanes_below_mask(lane);
-    unsigned low_before = 0;  // keys of the low digit in this warp's earlier items
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      const unsigned d = digit(j);
-      const unsigned low = __ballot_sync(scanlab::kFullWarpMask, d == two.low);
-      const unsigned low_below = static_cast<unsigned>(__popc(low & below));
-      const unsigned keys_before = static_cast<unsigned>(j * scanlab::kWarpThreads + lane);
-      rank.set(j, d == two.low ? low_before + low_below : keys_before - low_before - low_below);
-      low_before += static_cast<unsigned>(__popc(low));
-    }
-    if (lane == 0) {  // the warp's counts: low_before of the low digit, the rest of the high one
-      s.warp_counts[warp][two.low] = low_before;
-      if (two.high != two.low) s.warp_counts[warp][two.high] = static_cast<unsigned>(warp_keys) - low_before;
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < ITEMS; ++j) {
-      unsigned r = rank_in_warp(digit(j), s.warp_counts[warp], s.warp_match[warp]);
-      if constexpr (kCheckIndices) {
-        if (digit(j) != kNoDigit && r >= static_cast<unsigned>(warp_keys)) {
-          record_index_fault(pass.fault, IndexFault::rank_in_warp, tile, static_cast<unsigned long long>(warp),
-                             static_cast<unsigned long long>(lane), static_cast<unsigned long long>(j), digit(j), r,
-                             static_cast<unsigned long long>(warp_keys));
-          r = 0;  // a rank in the warp: the sort stops after this launch anyway
-        }
-      }
-      rank.set(j, r);
-    }
-  }
-  __syncthreads();     // every warp's counts
-  unsigned count = 0;  // thread d: the tile's count of digit d
-  if (d_mine < kOnesweepDigits) {
-    for (int w = 0; w < Shape::WARPS; ++w) count += s.warp_counts[w][d_mine];
-  }
+  PackedFields<ITEMS, 16> rank =  // for pairs, later the keys' places in the tile
+      rank_in_warps<ITEMS>(s.warp_counts[warp], s.warp_match[warp], two_digits_of_pass(s.pass_digits), warp_keys, digit,
+                           pass.fault, tile);
+  __syncthreads();                                            // every warp's counts
+  const unsigned count = tile_count_of_digit(s.warp_counts);  // thread d: the tile's count of digit d
 
   // 3. publish the counts at once: later tiles may be waiting for them
   DigitCountDescriptors desc{pass.words, d_mine};
@@ -369,18 +431,7 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
   // 4. where each digit starts in the tile (a block scan of the counts), and where each warp's keys
   //    of each digit start (the warps in order); then every key to its place in the sorted tile:
   //    where its warp's keys of its digit start, plus its rank
-  unsigned start[1] = {count};
-  unsigned tile_total;
-  scanlab::BlockScan<unsigned, THREADS>(s.scan).exclusive_scan(start, scanlab::Plus<unsigned>{}, tile_total);
-  if (d_mine < kOnesweepDigits) {
-    unsigned place = start[0];
-    for (int w = 0; w < Shape::WARPS; ++w) {
-      const unsigned c = s.warp_counts[w][d_mine];
-      s.warp_counts[w][d_mine] = place;
-      place += c;
-    }
-  }
-  __syncthreads();
+  const unsigned start = digit_starts_in_tile<Shape>(s.warp_counts, s.scan, count);
 #pragma unroll
   for (int j = 0; j < ITEMS; ++j) {
     const unsigned d = digit(j);
@@ -414,7 +465,7 @@ __device__ __forceinline__ void onesweep_sort_tile(OnesweepStorage<Shape, Key, V
       }
     }
     const unsigned first = pass.bins[d_mine] + before;  // where the tile's first key of digit d goes
-    s.out_base[d_mine] = first - start[0];              // minus its place in the sorted tile
+    s.out_base[d_mine] = first - start;                 // minus its place in the sorted tile
     if (pass.next_bins != nullptr && tile_begin + Shape::TILE_ITEMS >= pass.end) pass.next_bins[d_mine] = first + count;
     // The launch before this one is over, and no one reads its descriptors any more: the tile
     // clears its own tile's words there (tile 0 also that side's ticket), for the next launch.
@@ -507,6 +558,120 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS, kMinBlocks)
 }
 
 // ---------------------------------------------------------------------------------------------
+// A sort in one tile
+// ---------------------------------------------------------------------------------------------
+
+// A sort of at most one tile's keys takes one launch: one block holds the keys (and the values)
+// in shared memory from the first pass to the last. Each pass ranks them by its digit as a pass's
+// tile does (steps 2 and 4: your rank_in_warp, the warps' counts, their scan) and puts each key at
+// its place in the tile sorted by the digit, which, with one tile, is its place in the pass's
+// output: the next pass reads the keys from there, warp-striped as ever. There is nothing to look
+// back for, and no histogram or bins to find first. The multi-launch sort would spend 2 + passes
+// launches on these keys, one after the other, each too small to fill the GPU: on an H200 a sort of
+// 4096 uint32 keys took 56 us from launch to the host seeing it done that way, 21 us in one launch,
+// and CUB's one-block sort 19-20 (book, chapter 09, "Small sorts: one launch").
+
+// The block of a sort in one tile: 512 threads over at most one of the sort's tiles (Shape). A
+// lone block has no other blocks beside it on its SM to hide the waits of its warps' ranking
+// (rank_in_warp's round trips to shared memory, item after item), so it takes more warps than a
+// pass's block, each with fewer items. On an H200, 4096 uint32 keys sorted in 12.7 us with 512
+// threads, 13.7 with 1024 and 16.7 with 256; pairs and uint64 keys alike (book, chapter 09, "Small
+// sorts: one launch").
+constexpr int kOnesweepSingleTileThreads = 512;
+template <class Shape>
+using OnesweepSingleTileShape =
+    OnesweepShape<kOnesweepSingleTileThreads,
+                  (Shape::TILE_ITEMS + kOnesweepSingleTileThreads - 1) / kOnesweepSingleTileThreads>;
+
+template <class Shape, class Key, class Value, bool kPairs>
+struct OnesweepSingleTileStorage {
+  Key keys[Shape::TILE_ITEMS];                          // the tile, in the order of the last pass
+  Value values[kPairs ? Shape::TILE_ITEMS : 1];         // their values, in the same order
+  unsigned warp_counts[Shape::WARPS][kOnesweepDigits];  // as in a pass's tile
+  unsigned warp_match[Shape::WARPS][kOnesweepDigits];
+  typename scanlab::BlockScan<unsigned, Shape::BLOCK_THREADS>::TempStorage scan;
+};
+
+template <class Shape, class Key, class Value, bool kPairs>
+constexpr std::size_t kOnesweepSingleTileBytes = sizeof(OnesweepSingleTileStorage<Shape, Key, Value, kPairs>);
+
+// n keys (1 <= n <= Shape::TILE_ITEMS) of keys_in, sorted into keys_out, every pass in one block.
+// In place is allowed: every key is read before any is written.
+template <class Shape, class Key, class Value, bool kPairs>
+__global__ void __launch_bounds__(Shape::BLOCK_THREADS)
+    onesweep_single_tile_kernel(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, int n,
+                                unsigned long long* fault) {
+  constexpr int ITEMS = Shape::ITEMS_PER_THREAD;
+  constexpr int THREADS = Shape::BLOCK_THREADS;
+  extern __shared__ __align__(16) unsigned char onesweep_shared[];
+  auto& s = *reinterpret_cast<OnesweepSingleTileStorage<Shape, Key, Value, kPairs>*>(onesweep_shared);
+  const int warp = scanlab::warp_id();
+  const int lane = scanlab::lane_id();
+  // Each warp takes `items` consecutive rows of 32 keys, as few as the keys need: a pass ranks a
+  // warp's items one after the other, so a small sort spread over every warp takes fewer steps.
+  // The tile's order (warp, item, lane) is still the input order.
+  const int items = (n + THREADS - 1) / THREADS;
+  const int warp_first = warp * items * scanlab::kWarpThreads;
+  const int warp_keys = min(max(n - warp_first, 0), items * scanlab::kWarpThreads);
+  // Item j of this lane: its place in the tile, and whether it holds a key.
+  auto at = [&](int j) {
+    return warp_first + j * scanlab::kWarpThreads + lane;
+  };
+  auto in_input = [&](int j) {
+    return j < items && at(j) < n;
+  };
+  Key keys[ITEMS];
+  Value values[kPairs ? ITEMS : 1];
+#pragma unroll
+  for (int j = 0; j < ITEMS; ++j) {
+    if (in_input(j)) {
+      keys[j] = keys_in[at(j)];
+      if constexpr (kPairs) values[j] = values_in[at(j)];
+    }
+  }
+  for (int pass = 0; pass < RadixKey<Key>::kPasses; ++pass) {
+    if (pass > 0) {  // the keys in the order the pass before left them
+#pragma unroll
+      for (int j = 0; j < ITEMS; ++j) {
+        if (in_input(j)) {
+          keys[j] = s.keys[at(j)];
+          if constexpr (kPairs) values[j] = s.values[at(j)];
+        }
+      }
+    }
+    clear_warp_counters<Shape>(s.warp_counts, s.warp_match);
+    __syncthreads();  // the counters are zero; every key and value of the pass before is read
+    auto digit = [&](int j) {
+      return in_input(j) ? RadixKey<Key>::digit(keys[j], pass * kOnesweepDigitBits) : kNoDigit;
+    };
+    // (No histogram says which digits occur, so every pass goes through rank_in_warp.)
+    const PackedFields<ITEMS, 16> rank = rank_in_warps<ITEMS, true>(
+        s.warp_counts[warp], s.warp_match[warp], TwoDigits{false, kNoDigit, kNoDigit}, warp_keys, digit, fault, 0);
+    __syncthreads();  // every warp's counts
+    (void)digit_starts_in_tile<Shape>(s.warp_counts, s.scan, tile_count_of_digit(s.warp_counts));
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) {
+      const unsigned d = digit(j);
+      if (d != kNoDigit) {
+        const unsigned p = s.warp_counts[warp][d] + rank.get(j);
+        s.keys[p] = keys[j];
+        if constexpr (kPairs) s.values[p] = values[j];
+      }
+    }
+    __syncthreads();  // the tile sorted by this pass's digit
+  }
+  // The last pass's order is the output: consecutive threads store consecutive keys.
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const int p = k * THREADS + static_cast<int>(threadIdx.x);
+    if (p < n) {
+      keys_out[p] = s.keys[p];
+      if constexpr (kPairs) values_out[p] = s.values[p];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Host side
 // ---------------------------------------------------------------------------------------------
 
@@ -568,6 +733,9 @@ struct OnesweepWorkspace {
   // sort pairs in the keys' tiles on any device.
   std::size_t shared_per_block = scanlab::shared_memory_per_block_optin();
   scanlab::single_pass::PollSchedule polls = kOnesweepPolls;  // the look-back's waits (tuning)
+  // Sorts of at most this many keys that fit in one tile take one launch (onesweep_single_tile_kernel);
+  // tests lower it to run the passes on small sorts too.
+  std::size_t single_tile_keys = ~std::size_t(0);
   std::size_t portion;   // keys per launch of a pass (its last tile may be partial)
   std::size_t portions;  // launches per pass
   scanlab::DeviceBuffer<Key> keys_alt;
@@ -645,6 +813,25 @@ void onesweep_passes(const Key* keys_in, Key* keys_out, const Value* values_in, 
   }
 }
 
+// A sort of at most one tile of Shape, in one launch, where the workspace allows it and the
+// kernel's storage fits in the shared memory a block may take. Returns whether it ran.
+template <class Shape, bool kPairs, class Key, class Value, class Workspace>
+bool onesweep_single_tile(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
+                          Workspace& ws, cudaStream_t s, const char* who) {
+  using Block = OnesweepSingleTileShape<Shape>;
+  constexpr std::size_t kBytes = kOnesweepSingleTileBytes<Block, Key, Value, kPairs>;
+  if (n > std::min<std::size_t>(Shape::TILE_ITEMS, ws.single_tile_keys) || kBytes > ws.shared_per_block) return false;
+  SCANLAB_NVTX_RANGE("ch09::onesweep one tile");
+  auto* kernel = onesweep_single_tile_kernel<Block, Key, Value, kPairs>;
+  static const std::size_t resident = scanlab::resident_blocks_with_stage(kernel, Block::BLOCK_THREADS, kBytes, who);
+  (void)resident;  // asked for the shared memory it allows the kernel, and the check that a block fits
+  kernel<<<1, Block::BLOCK_THREADS, kBytes, s>>>(keys_in, keys_out, values_in, values_out, static_cast<int>(n),
+                                                 ws.fault.device());
+  SCANLAB_CHECK_LAUNCH();
+  ws.fault.throw_if_faulted(s);
+  return true;
+}
+
 template <bool kPairs, class Key, class Value, class KeysShape, class PairsShape>
 void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Value* values_out, std::size_t n,
                    OnesweepWorkspace<Key, Value, KeysShape, PairsShape>& ws, cudaStream_t s, const char* who) {
@@ -665,6 +852,10 @@ void onesweep_sort(const Key* keys_in, Key* keys_out, const Value* values_in, Va
                              " (GPUs of compute capability 7.0 or newer let a block take 64 KiB or more)");
   }
   if (n == 0) return;
+  if (keys_tiles ? onesweep_single_tile<KeysShape, kPairs>(keys_in, keys_out, values_in, values_out, n, ws, s, who)
+                 : onesweep_single_tile<PairsShape, kPairs>(keys_in, keys_out, values_in, values_out, n, ws, s, who)) {
+    return;
+  }
 
   {
     SCANLAB_NVTX_RANGE("ch09::onesweep histograms");

@@ -4,10 +4,11 @@
 // 2^24, 2^26 and 2^28; median of 15 after 3 warm-ups. Every variant's output, keys and values, is
 // compared with CUB's (both sorts are stable, so they must agree exactly). CUB runs with an int and a
 // size_t item count (it takes another path for each); the ratios are against the faster.
-// The variants are split into sets (-DSWEEP_SET=1..11), one program each, so that nvcc builds them at
-// once. Sets 1-7 ran when a tile's storage was static shared memory, whose 48 KiB held at most
-// 256 x 15 8-byte keys with the counters (about 17 KiB) beside them; sets 8-11 try the larger tiles
-// that dynamic shared memory allows, for keys and pairs apart (set 8 first: the given shapes).
+// The variants are split into sets (-DSWEEP_SET=1..11; 0: the given shapes alone, to time one build
+// against another), one program each, so that nvcc builds them at once. Sets 1-7 ran when a tile's
+// storage was static shared memory, whose 48 KiB held at most 256 x 15 8-byte keys with the counters
+// (about 17 KiB) beside them; sets 8-11 try the larger tiles that dynamic shared memory allows, for
+// keys and pairs apart (set 8 first: the given shapes).
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -70,7 +71,9 @@ int main() {
                 "(size_t); x CUB against keys with %s, pairs with %s\n",
                 lg, cub.keys_int, cub.keys_size_t, cub.pairs_int, cub.pairs_size_t, cub.keys.count, cub.pairs.count);
     using ch09::OnesweepShape;
-#if SWEEP_SET == 1
+#if SWEEP_SET == 0  // the given shapes only: one build against another
+    variant<ch09::OnesweepKeysShape<Key>, ch09::OnesweepPairsShape<Key>>("given", b, cub.keys.ms, cub.pairs.ms);
+#elif SWEEP_SET == 1
     variant<OnesweepShape<256, 8, 3>>("256x8 min3", b, cub.keys.ms, cub.pairs.ms);  // the first shape
     variant<OnesweepShape<256, 10, 3>>("256x10 min3", b, cub.keys.ms, cub.pairs.ms);
 #elif SWEEP_SET == 2
