@@ -10,6 +10,8 @@
 //   - then one kernel per digit: a tile ranks its keys by digit, publishes its 256 digit counts and
 //     finds, for each digit, how many keys of that digit all earlier tiles hold, with chapter 07's
 //     decoupled look-back: 256 look-backs at once, one thread per digit. Then it scatters.
+//   (A sort of at most one tile skips all that: one block runs every pass on it in shared memory,
+//   ranking with your rank_in_warp.)
 //
 // Your code is here: the descriptors the look-back reads (a tile's count of one digit and its
 // status in one 32-bit word), the ranking of a warp's keys by digit, and the look-back. The kernels
@@ -84,7 +86,8 @@ struct DigitCountDescriptors {
 // WARP_MATCH_ATOMIC_OR, or find the peers with 8 ballots, one per bit of the digit; measured on an
 // H100, the two are about as fast here: the book's chapter 09, "Onesweep on an H100".)
 // A pass in which at most two digits occur in the whole input does not call this function: the
-// given kernel ranks it with ballots. Test yours with keys of three different digits or more.
+// given kernel ranks it with ballots (except in a sort of at most one tile, which always calls it).
+// Test yours with keys of three different digits or more.
 // --8<-- [start:rank_in_warp]
 __device__ inline unsigned rank_in_warp(unsigned digit, unsigned* warp_counts, unsigned* warp_match) {
   const bool valid = digit < kOnesweepDigits;
