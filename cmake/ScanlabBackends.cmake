@@ -33,7 +33,10 @@ set(SCANLAB_EMU_KERNEL_FLAGS
     -Wno-unknown-pragmas  # `#pragma unroll` is nvcc's; g++ ignores it, rightly
     CACHE INTERNAL "Flags for kernel translation units built for the emulator")
 
-set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo CACHE INTERNAL "Flags for nvcc")
+set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr CACHE INTERNAL "Flags for nvcc")
+if(NOT SCANLAB_CUDA_COMPILE_CHECK)  # -G there (ScanlabDependencies.cmake), which overrides it
+  set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo CACHE INTERNAL "Flags for nvcc")
+endif()
 
 function(scanlab_add_program name)
   cmake_parse_arguments(P "" "" "SOURCES;INCLUDE_DIRS;LIBRARIES;BACKENDS" ${ARGN})
@@ -98,6 +101,9 @@ function(_scanlab_add_gpu_program name sources include_dirs libraries)
   add_executable(${target} ${sources})
   target_include_directories(${target} PRIVATE ${include_dirs})
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${SCANLAB_CUDA_FLAGS}>)
+  if(SCANLAB_CUDA_COMPILE_CHECK)  # its C++ files too are only compiled, never run, here
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-O0;-g0>)
+  endif()
   target_link_libraries(${target} PRIVATE CUDA::cudart scanlab_common ${libraries})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME ${name}
                         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin/gpu)
