@@ -3,6 +3,7 @@
 
 # --- CUDA (optional). CMAKE_CUDA_ARCHITECTURES must be set before enable_language(CUDA). ---
 set(SCANLAB_HAVE_CUDA OFF)
+set(SCANLAB_CUDA_COMPILE_CHECK OFF)
 if(NOT SCANLAB_CUDA STREQUAL "OFF")
   include(CheckLanguage)
   check_language(CUDA)
@@ -17,24 +18,18 @@ if(NOT SCANLAB_CUDA STREQUAL "OFF")
         set(CMAKE_CUDA_ARCHITECTURES native)
       else()
         set(CMAKE_CUDA_ARCHITECTURES 90-virtual)
-        set(_scanlab_no_gpu ON)
+        set(SCANLAB_CUDA_COMPILE_CHECK ON)
       endif()
     endif()
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
-    # Decided at the first configure, kept in the cache: -DSCANLAB_CUDA_COMPILE_CHECK=OFF optimizes
-    # a build without a GPU as the gpu preset does.
-    if(NOT _scanlab_no_gpu)
-      set(_scanlab_no_gpu OFF)
-    endif()
-    set(SCANLAB_CUDA_COMPILE_CHECK ${_scanlab_no_gpu} CACHE BOOL
-        "No GPU here: CUDA code is compiled only to check it, unoptimized (-O0 -G)")
     if(SCANLAB_CUDA_COMPILE_CHECK)
       # Nothing of such a build runs, so nothing is optimized: -O0 for the host side, -G (no
       # device optimization) for the PTX. It takes half the time (the bench's rows_applications.cu:
       # 43-46 s against 81 s on one core) and sees every line the optimized build sees. -G
-      # overrides -lineinfo (ScanlabBackends.cmake leaves it out here).
+      # overrides -lineinfo (ScanlabBackends.cmake leaves it out here). Naming the architectures
+      # (-DCMAKE_CUDA_ARCHITECTURES=90-virtual) builds optimized PTX instead.
       foreach(_config DEBUG RELEASE RELWITHDEBINFO MINSIZEREL)
         set(CMAKE_CUDA_FLAGS_${_config} "-O0 -G")
       endforeach()
