@@ -14,8 +14,10 @@ source with the student's files, and a link.
 
 Within one grading run, a runner is built once per distinct input (RunnerCache): students who hand
 in byte-identical files for a chapter (copies of one file, an untouched exercise) share one build.
+With --runner-cache, runners are kept from one run to the next (RunnerStore).
 """
 import concurrent.futures
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -31,6 +33,7 @@ from typing import Dict, List, Optional, Tuple
 
 from scanlab_grade.chapters import Chapter
 from scanlab_grade.doctest_run import GradeError
+from scanlab_grade.runner_store import RunnerStore
 from scanlab_grade.sandbox import BUILD_LIMITS, Sandbox, make_writable_for_sandbox
 
 MAX_STUDENT_FILE_BYTES = 1 << 20
@@ -308,11 +311,12 @@ class RunnerCache:
     root/DIGEST/runner, as soon as its build ends and before anything runs it; every student with
     those files is run with that copy. No sandbox is shown it writable (a run sees its folder
     read-only, and nothing else of root), so no student's run can change the runner another
-    student is graded with. The cache lives in the grading run's scratch folder and goes with it:
-    nothing is reused from one grading run to the next."""
+    student is graded with. The cache lives in the grading run's scratch folder and goes with it;
+    with a store (--runner-cache, runner_store.py), runners are also kept from one grading run to
+    the next, under the same digest."""
 
-    def __init__(self, build: GraderBuild, root: Path):
-        self.build, self.root = build, root
+    def __init__(self, build: GraderBuild, root: Path, store: Optional[RunnerStore] = None):
+        self.build, self.root, self.store = build, root, store
         root.mkdir(exist_ok=True)
         root.chmod(0o711)  # the sandbox's user may pass through to one runner's folder, not list
         self._lock = threading.Lock()
@@ -375,17 +379,29 @@ class RunnerCache:
             # That build failed: this student's message comes from a build of its own.
             binary, message = compile_here()
             return binary, message, (src if binary else None)
-        shared = None
+        shared, message, built_from = None, "", src
         try:
-            binary, message = compile_here()
-            if binary is not None:
-                shared = self._keep(key, binary)
+            with self.store.locked(key) if self.store else contextlib.nullcontext():
+                found = self.store.find(key) if self.store else None
+                if found is not None:
+                    shared, built_from = self._keep(key, found[0]), found[1]
+                    if self.build.verbose:
+                        say(f"{chapter.id}: the same files as a runner built in an earlier run: reusing it")
+                else:
+                    binary, message = compile_here()
+                    if binary is not None:
+                        shared = self._keep(key, binary)
+                        if self.store:
+                            system = includes_outside(binary.parent / "deps.d",
+                                                      self.build.read_only_paths(chapter) + [src])
+                            self.store.add(key, shared, src, system)
         finally:
-            self._builds[key].set_result((shared, src if shared else None))
-        return shared, message, (src if shared else None)
+            self._builds[key].set_result((shared, built_from if shared else None))
+        return shared, message, (built_from if shared else None)
 
     def _keep(self, key: str, binary: Path) -> Path:
-        """Copies a runner just built into root/key/runner, a file of the grader's."""
+        """Copies a runner just built (or found in the store) into root/key/runner, a file of the
+        grader's."""
         folder = self.root / key
         folder.mkdir()
         folder.chmod(0o755)
@@ -413,7 +429,8 @@ def _files_under(root: Path) -> List[Path]:
 
 def includes_outside(depfile: Path, allowed: List[Path]) -> List[Path]:
     """The files a build read (its compiler's dependency file) that lie outside the allowed
-    folders. The sandbox shows nothing else; this check holds without it (--no-sandbox) too."""
+    folders. The sandbox shows nothing else; this check holds without it (--no-sandbox) too. (It
+    also names the system headers a runner was built with, for the store.)"""
     if not depfile.is_file():
         return []
     text = depfile.read_text(errors="replace").replace("\\\n", " ")

@@ -21,6 +21,7 @@ from scanlab_grade import sandbox as sandboxing
 from scanlab_grade import slurm, speed
 from scanlab_grade.chapters import Chapter, ManifestError, chapter_list, declared_tests, select_chapters
 from scanlab_grade.doctest_run import GradeError, TestResult, list_tests, run_tests
+from scanlab_grade.runner_store import RunnerStore
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,6 +117,10 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--scratch", metavar="DIR",
                    help="where students' files are built and run (default: a new folder in the "
                         "system's temporary folder, removed afterwards)")
+    p.add_argument("--runner-cache", metavar="DIR", default=os.environ.get("SCANLAB_GRADE_RUNNER_CACHE") or None,
+                   help="keep the runners built from students' files here, and reuse them in later "
+                        "runs for the same files, grader and compiler (a folder of yours alone; "
+                        "default: $SCANLAB_GRADE_RUNNER_CACHE, else none: every run builds its own)")
     p.add_argument("--jobs", default=str(os.cpu_count() or 2), metavar="N",
                    help="at most N compilers and checkers at once, for all students together "
                         "(default: the number of cores)")
@@ -180,6 +185,12 @@ def validate(a: argparse.Namespace) -> None:
         _check_output_folder("--build-dir", Path(a.build_dir))
     if a.scratch:
         _check_output_folder("--scratch", Path(a.scratch))
+    a.runner_store = None
+    if a.runner_cache:
+        try:
+            a.runner_store = RunnerStore(Path(a.runner_cache).resolve())
+        except GradeError as e:
+            raise UsageError(str(e)) from None
     speed.validate(a, UsageError)
     slurm.validate(a, UsageError)
 
@@ -459,7 +470,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             if a.prepare:
                 say(f"the grader build in {build.dir} is ready")
                 return 0
-            build.runners = building.RunnerCache(build, scratch_root / "runners")
+            build.runners = building.RunnerCache(build, scratch_root / "runners", a.runner_store)
             if not a.class_dir:
                 exercises = Path(a.exercises).resolve() if a.exercises else repo / "exercises"
                 g = grade_folder(build, box, exercises, str(exercises), chapters, seed, a.orders,

@@ -279,7 +279,7 @@ def grading_options(a: argparse.Namespace, spec: dict) -> List[str]:
             "--build-timeout", f"{a.build_timeout:g}"]
     if spec["out"]:
         opts += ["--out", spec["out"]]
-    for flag, value in (("--build-dir", a.build_dir), ("--scratch", a.scratch)):
+    for flag, value in (("--build-dir", a.build_dir), ("--scratch", a.scratch), ("--runner-cache", a.runner_cache)):
         if value:
             opts += [flag, str(Path(value).resolve())]
     for flag in ("gpu", "no_sandbox", "verbose"):

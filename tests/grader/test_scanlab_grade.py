@@ -1,7 +1,8 @@
 # Unit tests of the grader's parts that need no build: reading test declarations and points,
 # reading doctest's XML (whole, cut off, crashed), restarting after a hang or a crash (against a
 # stand-in test program that writes doctest-style XML), the reports, the drift check, the mutant
-# format and the reuse of runners built from identical files (RunnerCache, with a stand-in build).
+# format and the reuse of runners built from identical files (RunnerCache, with a stand-in build,
+# within a run and across runs through a RunnerStore).
 # Run by ctest as grader_selftest:  python3 -m unittest -v test_scanlab_grade
 import json
 import os
@@ -25,6 +26,8 @@ sys.path.insert(0, str(REPO / "grader"))
 import drift_check  # noqa: E402
 import mutant  # noqa: E402
 from scanlab_grade.build import RunnerCache, stage_files  # noqa: E402
+from scanlab_grade.doctest_run import GradeError  # noqa: E402
+from scanlab_grade.runner_store import RunnerStore  # noqa: E402
 from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_chapters  # noqa: E402
 from scanlab_grade.cli import parse_args, safe_file_name  # noqa: E402
 from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests, test_case_filter  # noqa: E402
@@ -501,8 +504,8 @@ class Mutants(unittest.TestCase):
             self.assertNotEqual(mutant.mutate(m, original), original, path)
 
 
-class RunnerReuse(unittest.TestCase):
-    """RunnerCache: one build per distinct input in a grading run, kept in the grader's folder."""
+class StandInRunnerBuild:
+    """A stand-in for the grader's build and for compiling a student's runner."""
 
     class FakeBuild:
         verbose = False
@@ -549,6 +552,10 @@ class RunnerReuse(unittest.TestCase):
             (out / "runner").write_text(f"built from {src}")
             return out / "runner", ""
         return compile_here
+
+
+class RunnerReuse(StandInRunnerBuild, unittest.TestCase):
+    """RunnerCache: one build per distinct input in a grading run, kept in the grader's folder."""
 
     def test_identical_files_share_one_build_kept_outside_the_students_folders(self):
         cache = RunnerCache(self.build, self.root / "runners")
@@ -605,6 +612,108 @@ class RunnerReuse(unittest.TestCase):
         second.join(10)
         self.assertEqual(self.compiles, [a])
         self.assertEqual(results["a"], results["b"])
+
+
+class RunnerKeptAcrossRuns(StandInRunnerBuild, unittest.TestCase):
+    """RunnerStore (--runner-cache): a later grading run given the same files copies the runner an
+    earlier one built, unless a system file its build read changed; runs that share the store at
+    once build it once; the store stays under its size and refuses a folder others may write."""
+
+    def setUp(self):
+        super().setUp()
+        self.header = self.root / "system" / "vector"  # a system header, outside the digest
+        self.header.parent.mkdir()
+        self.header.write_text("// the C++ library\n")
+
+    def compiler(self, src: Path, ok: bool = True, gate: threading.Event = None):
+        build = super().compiler(src, ok, gate)
+
+        def compile_here():
+            binary, message = build()
+            if binary is not None:  # as scanlab-emucc's -MD writes it
+                (binary.parent / "deps.d").write_text(f"runner: {src}/decoupled_lookback.cuh \\\n {self.header}\n")
+            return binary, message
+        return compile_here
+
+    def run_(self, store: RunnerStore, name: str, text: str = "same\n"):
+        """One grading run of one student: its own RunnerCache folder, the shared store."""
+        src = self.student(name, text)
+        cache = RunnerCache(self.build, self.root / f"runners-{name}", store)
+        return src, cache.get(self.chapter, src, self.compiler(src))
+
+    def test_a_later_run_copies_the_runner_an_earlier_run_built(self):
+        store = RunnerStore(self.root / "store")
+        a, (binary_a, _, _) = self.run_(store, "a")
+        b, (binary_b, message, built_from) = self.run_(RunnerStore(self.root / "store"), "b")
+        self.assertEqual(self.compiles, [a])
+        self.assertEqual((message, built_from), ("", a))  # messages map a's paths to b's files
+        self.assertEqual(binary_b.parent.parent, self.root / "runners-b")  # b's own copy, not the store's
+        self.assertEqual(binary_b.read_text(), f"built from {a}")
+        c, _ = self.run_(store, "c", "other\n")
+        self.assertEqual(self.compiles, [a, c])
+
+    def test_a_changed_system_header_builds_again(self):
+        store = RunnerStore(self.root / "store")
+        a, _ = self.run_(store, "a")
+        self.header.write_text("// the C++ library, upgraded\n")
+        b, (binary, _, built_from) = self.run_(store, "b")
+        self.assertEqual(self.compiles, [a, b])
+        self.assertEqual((binary.read_text(), built_from), (f"built from {b}", b))
+
+    def test_a_failed_build_is_not_kept(self):
+        store = RunnerStore(self.root / "store")
+        for name in ("a", "b"):
+            src = self.student(name, "broken\n")
+            cache = RunnerCache(self.build, self.root / f"runners-{name}", store)
+            self.assertEqual(cache.get(self.chapter, src, self.compiler(src, ok=False)), (None, f"{src}: error", None))
+        self.assertEqual(len(self.compiles), 2)
+
+    def test_runs_at_once_build_once(self):
+        gate, results = threading.Event(), {}
+        a, b = self.student("a", "same\n"), self.student("b", "same\n")
+
+        def grade(name: str, src: Path, gate: threading.Event = None) -> threading.Thread:
+            cache = RunnerCache(self.build, self.root / f"runners-{name}", RunnerStore(self.root / "store"))
+            def run():
+                results[name] = cache.get(self.chapter, src, self.compiler(src, gate=gate))
+            thread = threading.Thread(target=run)
+            thread.start()
+            return thread
+
+        first = grade("a", a, gate)
+        while not self.compiles:
+            time.sleep(0.01)
+        second = grade("b", b)
+        time.sleep(0.1)
+        self.assertNotIn("b", results)  # waiting on the store's lock, not building
+        gate.set()
+        first.join(10)
+        second.join(10)
+        self.assertEqual(self.compiles, [a])
+        self.assertEqual(results["b"][1:], ("", a))
+
+    def test_the_runners_used_longest_ago_are_evicted_first(self):
+        store = RunnerStore(self.root / "store")
+        self.run_(store, "a", "a\n")
+        entry = next(p for p in (self.root / "store").iterdir() if len(p.name) == 64)
+        store.max_bytes = 2 * sum(f.stat().st_size for f in entry.iterdir()) + 16  # room for two
+        self.run_(store, "b", "b\n")
+        self.run_(store, "a2", "a\n")  # a is used again: b is now the one used longest ago
+        self.run_(store, "c", "c\n")  # a third: b goes
+        self.run_(store, "a3", "a\n")
+        self.run_(store, "c2", "c\n")
+        self.run_(store, "b2", "b\n")  # built again
+        self.assertEqual([s.parent.name for s in self.compiles], ["a", "b", "c", "b2"])
+
+    def test_a_folder_others_may_write_is_refused(self):
+        folder = self.root / "open"
+        folder.mkdir()
+        folder.chmod(0o777)
+        with self.assertRaisesRegex(GradeError, "this user alone"):
+            RunnerStore(folder)
+        (self.root / "file").write_text("")
+        with self.assertRaisesRegex(GradeError, "not a folder"):
+            RunnerStore(self.root / "file")
 
 
 class SandboxUsers(unittest.TestCase):
