@@ -384,10 +384,15 @@ class RunnerCache:
             with self.store.locked(key) if self.store else contextlib.nullcontext():
                 found = self.store.find(key) if self.store else None
                 if found is not None:
-                    shared, built_from = self._keep(key, found[0]), found[1]
-                    if self.build.verbose:
-                        say(f"{chapter.id}: the same files as a runner built in an earlier run: reusing it")
-                else:
+                    try:
+                        shared, built_from = self._keep_stored(key, found[0]), found[1]
+                        if self.build.verbose:
+                            say(f"{chapter.id}: the same files as a runner built in an earlier run: reusing it")
+                    except (OSError, ValueError) as e:  # damaged: built again below
+                        say(f"{chapter.id}: the runner cache's copy is unusable ({e}); building it again")
+                        remove_tree(self.root / key)
+                        self.store.discard(key)
+                if shared is None:
                     binary, message = compile_here()
                     if binary is not None:
                         shared = self._keep(key, binary)
@@ -400,18 +405,24 @@ class RunnerCache:
         return shared, message, (built_from if shared else None)
 
     def _keep(self, key: str, binary: Path) -> Path:
-        """Copies a runner just built (or found in the store) into root/key/runner, a file of the
-        grader's."""
-        folder = self.root / key
-        folder.mkdir()
-        folder.chmod(0o755)
-        dest = folder / "runner"
+        """Copies a runner just built into root/key/runner, a file of the grader's."""
         fd = os.open(binary, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         with os.fdopen(fd, "rb") as f:
             if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                 raise GradeError(f"{binary} is not a regular file")
-            with open(dest, "xb") as out:
-                shutil.copyfileobj(f, out)
+            return self._write_runner(key, lambda out: shutil.copyfileobj(f, out))
+
+    def _keep_stored(self, key: str, stored: Path) -> Path:
+        """Copies a runner of the store into root/key/runner, as _keep does a runner just built."""
+        return self._write_runner(key, lambda out: self.store.copy_out(stored, out))
+
+    def _write_runner(self, key: str, write) -> Path:
+        folder = self.root / key
+        folder.mkdir()
+        folder.chmod(0o755)
+        dest = folder / "runner"
+        with open(dest, "xb") as out:
+            write(out)
         dest.chmod(0o755)
         return dest
 

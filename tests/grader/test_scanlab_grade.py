@@ -660,6 +660,17 @@ class RunnerKeptAcrossRuns(StandInRunnerBuild, unittest.TestCase):
         self.assertEqual(self.compiles, [a, b])
         self.assertEqual((binary.read_text(), built_from), (f"built from {b}", b))
 
+    def test_a_damaged_copy_is_built_again(self):
+        store = RunnerStore(self.root / "store")
+        a, _ = self.run_(store, "a")
+        stored = next((self.root / "store").glob("*/runner.z"))
+        stored.write_bytes(stored.read_bytes()[:-3])  # cut short
+        b, (binary, message, built_from) = self.run_(store, "b")
+        self.assertEqual(self.compiles, [a, b])
+        self.assertEqual((binary.read_text(), message, built_from), (f"built from {b}", "", b))
+        c, (binary, _, built_from) = self.run_(store, "c")  # the new build was kept
+        self.assertEqual((self.compiles, built_from), ([a, b], b))
+
     def test_a_failed_build_is_not_kept(self):
         store = RunnerStore(self.root / "store")
         for name in ("a", "b"):
