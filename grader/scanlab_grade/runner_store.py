@@ -10,12 +10,12 @@ library), the store records by size and time (from the build's dependency file) 
 before it hands a runner out. An upgrade of any of them makes the runner a miss.
 
 Only the grader writes here, never a sandbox: a runner is copied in after its build ended and out
-(into the run's own folder, RunnerCache._keep) before anything runs it, so a later eviction cannot
+(into the run's own folder, RunnerCache._keep_stored) before anything runs it, so a later eviction cannot
 pull a runner from under a run. Grading runs that share a store (ctest runs many at once) take a
 lock per digest, so one builds while the others wait for its runner. The folder must be the
 grader's user's alone: a runner found there is run as a student's code is, but graded as theirs.
 
-  DIR/<digest>/runner.z      the runner, compressed (zlib, fastest: a third of its 10 MB, in 0.2 s)
+  DIR/<digest>/runner.z      the runner, compressed (zlib's fastest level: 4 MB of 12, in 0.2 s)
   DIR/<digest>/source        the folder it was built from (its paths in messages are mapped back)
   DIR/<digest>/system.json   [path, size, mtime_ns] of every system file its build read
   DIR/locks/<xx>             one lock per first two hex digits of a digest (never removed)
@@ -74,8 +74,8 @@ class RunnerStore:
 
     def find(self, key: str) -> Optional[Tuple[Path, Path]]:
         """(the stored runner, for copy_out; the folder it was built from) when the store has it
-        and the system files
-        its build read are as they were; None otherwise. Call it holding the digest's lock."""
+        and the system files its build read are as they were; None otherwise. Call it holding the
+        digest's lock."""
         folder = self.root / key
         try:
             system = json.loads((folder / "system.json").read_text())
