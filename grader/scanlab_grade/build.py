@@ -364,7 +364,7 @@ class RunnerCache:
     def get(self, chapter: Chapter, src: Path, compile_here) -> Tuple[Optional[Path], str, Optional[Path]]:
         """The runner for the files in src: built now by compile_here() (which returns (binary,
         message)), or the one built from the same inputs earlier in this run (waiting for it
-        while its build runs). As build_runner returns."""
+        while its build runs), or in an earlier run (the store's). As build_runner returns."""
         key = self.key(chapter, src)
         with self._lock:
             pending = self._builds.get(key)

@@ -107,19 +107,20 @@ class RunnerStore:
                 return  # a file the build read is gone already: nothing to vouch for
             system.append([str(path), st.st_size, st.st_mtime_ns])
         new = self.root / "new" / f"{key}.{os.getpid()}.{threading.get_ident()}"
-        shutil.rmtree(new, ignore_errors=True)
-        new.mkdir(mode=0o700)
-        packer = zlib.compressobj(1)
-        with open(runner, "rb") as f, open(new / "runner.z", "xb") as out:
-            for chunk in iter(lambda: f.read(_CHUNK), b""):
-                out.write(packer.compress(chunk))
-            out.write(packer.flush())
-        (new / "source").write_text(str(source))
-        (new / "system.json").write_text(json.dumps(system))
         try:
-            os.rename(new, self.root / key)
-        except OSError:  # already there (a store shared without its locks): keep that one
             shutil.rmtree(new, ignore_errors=True)
+            new.mkdir(mode=0o700)
+            packer = zlib.compressobj(1)
+            with open(runner, "rb") as f, open(new / "runner.z", "xb") as out:
+                for chunk in iter(lambda: f.read(_CHUNK), b""):
+                    out.write(packer.compress(chunk))
+                out.write(packer.flush())
+            (new / "source").write_text(str(source))
+            (new / "system.json").write_text(json.dumps(system))
+            os.rename(new, self.root / key)
+        except OSError:  # a full disk, or already there: the grade goes on without keeping it
+            shutil.rmtree(new, ignore_errors=True)
+            return
         self._evict(keep=key)
 
     @staticmethod
