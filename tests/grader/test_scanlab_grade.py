@@ -671,6 +671,14 @@ class RunnerKeptAcrossRuns(StandInRunnerBuild, unittest.TestCase):
         c, (binary, _, built_from) = self.run_(store, "c")  # the new build was kept
         self.assertEqual((self.compiles, built_from), ([a, b], b))
 
+    def test_a_copy_that_cannot_be_written_is_left_out(self):
+        store = RunnerStore(self.root / "store")
+        with unittest.mock.patch("scanlab_grade.runner_store.os.rename", side_effect=OSError(28, "No space")):
+            a, (binary, message, _) = self.run_(store, "a")
+        self.assertEqual((binary.read_text(), message), (f"built from {a}", ""))
+        store_files = list((self.root / "store").glob("*/runner.z")) + list((self.root / "store" / "new").iterdir())
+        self.assertEqual(store_files, [])
+
     def test_a_failed_build_is_not_kept(self):
         store = RunnerStore(self.root / "store")
         for name in ("a", "b"):
