@@ -49,8 +49,6 @@ class RunnerStore:
             st = root.stat()
         except OSError as e:
             raise GradeError(f"--runner-cache: cannot use {root}: {e.strerror}") from None
-        if not stat.S_ISDIR(st.st_mode):
-            raise GradeError(f"--runner-cache: {root} is not a folder")
         if st.st_uid != os.geteuid() or st.st_mode & 0o022:
             raise GradeError(f"--runner-cache: {root} must belong to this user alone (not writable by "
                              f"others): another user could put a runner in it")
