@@ -15,8 +15,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "grading_call_message.hpp"
 #include "scanlab/cuda_check.hpp"
 #include "scanlab/grading/runner.hpp"
+#include "scanlab/grading/wire.hpp"
 
 #if defined(SCANLAB_EMU)
 #include <scanlab_emu/diagnostics.hpp>
@@ -24,6 +26,8 @@
 #endif
 
 namespace scanlab::grading {
+
+using wire::json;
 
 namespace {
 std::map<std::string, Entry>& entries() {
@@ -124,7 +128,8 @@ json answer(const json& request) {
   if (it == entries().end()) {
     return {{"status", "error"}, {"message", "this runner has no entry '" + name + "'"}};
   }
-  Call call(request);
+  Call::Message message(request);
+  Call call(message);
   json reply;
   try {
 #if defined(SCANLAB_EMU)
@@ -133,9 +138,9 @@ json answer(const json& request) {
 #endif
     it->second(call);
     SCANLAB_CHECK_SYNC();
-    reply = {{"status", "ok"}, {"outputs", call.outputs()}, {"info", call.info()}};
+    reply = {{"status", "ok"}, {"outputs", message.outputs}, {"info", message.info}};
   } catch (const std::invalid_argument& e) {
-    reply = {{"status", "invalid_argument"}, {"message", e.what()}, {"info", call.info()}};
+    reply = {{"status", "invalid_argument"}, {"message", e.what()}, {"info", message.info}};
   } catch (const CudaError& e) {
     // A CUDA error may leave the context unusable: answer, then let the checker start afresh.
     reply = {{"status", "error"}, {"message", e.what()}, {"fatal", true}};
@@ -155,7 +160,7 @@ void register_entry(const char* name, Entry entry) { entries()[name] = entry; }
 }  // namespace scanlab::grading
 
 int main() {
-  using scanlab::grading::json;
+  using scanlab::wire::json;
   // The reply channel: descriptor 3, moved out of the way so that nothing the student's code
   // opens lands on it by accident.
   const int replies = fcntl(3, F_DUPFD_CLOEXEC, 64);

@@ -2,7 +2,6 @@
 // Padded layout) and layout scans, run on the inputs the checker (03_bank_conflicts.cu) sends, and
 // on the emulator the bank-conflict records of a scan. It decides nothing; see
 // scanlab/grading/runner.hpp.
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -11,10 +10,6 @@
 
 #include <scanlab/grading/runner.hpp>
 #include "../../common/include/scanlab/grading/runner_far.cuh"  // by path: the emulator build translates it
-
-#if defined(SCANLAB_EMU)
-#include <scanlab_emu/diagnostics.hpp>
-#endif
 
 #include "bank_conflicts_dispatch.cuh"
 
@@ -54,8 +49,8 @@ SCANLAB_GRADE_ENTRY(padded_slots) {
   std::vector<std::int32_t> slots(static_cast<std::size_t>(m));
   for (int i = 0; i < m; ++i) slots[static_cast<std::size_t>(i)] = ch03::Padded::slot(i);
   call.output(slots);
-  call.info()["halves"] = ch03::Padded::kHalves;
-  call.info()["shared_words"] = ch03::shared_words<ch03::Padded>(m);
+  call.info("halves", ch03::Padded::kHalves);
+  call.info("shared_words", ch03::shared_words<ch03::Padded>(m));
 }
 
 // The one-block scan of the input under parameter layout, inclusive or exclusive, into a poisoned
@@ -86,10 +81,8 @@ SCANLAB_GRADE_ENTRY(tile_scan) {
   });
 }
 
-// block_scan, and what the emulator's bank-conflict counter (on when the checker's emulator
-// settings say "banks") recorded during it, per phase (barrier interval): info bank_phases[p] =
-// {worst: the highest number of words one bank served to one warp access, accesses: the warp
-// accesses}, and bank_records: true. A GPU has no such records: bank_records is false there.
+// block_scan, and what the emulator's bank-conflict counter recorded during it, per phase: info
+// bank_records and bank_phases (Call::info_bank_phases in scanlab/grading/runner.hpp).
 SCANLAB_GRADE_ENTRY(block_scan_banks) {
   with_scan_monoid(call, [&](auto op) {
     using T = typename decltype(op)::value_type;
@@ -98,26 +91,7 @@ SCANLAB_GRADE_ENTRY(block_scan_banks) {
       call.output(layout_block_scan<decltype(layout)>(in, in.size(), call.kind(), op));
     });
   });
-#if defined(SCANLAB_EMU)
-  std::vector<unsigned> worst;
-  std::vector<std::uint64_t> accesses;
-  for (const scanlab_emu::BankRecord& r : scanlab_emu::diagnostics().banks) {
-    if (worst.size() <= r.phase) {
-      worst.resize(r.phase + 1, 0);
-      accesses.resize(r.phase + 1, 0);
-    }
-    accesses[r.phase] += r.warp_accesses;
-    for (unsigned d = 0; d < r.degree_count.size(); ++d) {
-      if (r.degree_count[d] > 0) worst[r.phase] = std::max(worst[r.phase], d);
-    }
-  }
-  json phases = json::array();
-  for (std::size_t p = 0; p < worst.size(); ++p) phases.push_back({{"worst", worst[p]}, {"accesses", accesses[p]}});
-  call.info()["bank_records"] = true;
-  call.info()["bank_phases"] = phases;
-#else
-  call.info()["bank_records"] = false;
-#endif
+  call.info_bank_phases();
 }
 
 // The padded scan of independent tiles of parameter `tile` elements, inclusive or exclusive, over

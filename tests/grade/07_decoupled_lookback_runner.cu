@@ -99,7 +99,7 @@ std::vector<std::uint32_t> as_words(const std::vector<ch07::Status>& statuses) {
 // pointers); order ("ticket" or "block_index"); n (the length the scan is told, default the
 // input's length). Output 0: the scan. Output 1: each tile's status after the scan (u32: 0 X,
 // 1 A, 2 P), read back from the descriptors. Info lookback_reads: how far the look-backs reached
-// (lookback_reads_info in scanlab/grading/runner.hpp).
+// (Call::info_lookback_reads in scanlab/grading/runner.hpp).
 SCANLAB_GRADE_ENTRY(decoupled_lookback_scan) {
   with_policy_and_monoid(call, [&](auto policy, auto op) {
     using P = decltype(policy);
@@ -109,7 +109,7 @@ SCANLAB_GRADE_ENTRY(decoupled_lookback_scan) {
     const ScanKind kind = call.kind();
     ch07::Options options;
     options.order = tile_order(call);
-    call.info()["tile_items"] = ch07::DecoupledLookbackScan<T, P>::kTileItems;  // for the checker's messages
+    call.info("tile_items", ch07::DecoupledLookbackScan<T, P>::kTileItems);  // for the checker's messages
     ch07::DecoupledLookbackScan<T, P> scan(n);
     call.output(run_on_device(
         in,
@@ -119,7 +119,7 @@ SCANLAB_GRADE_ENTRY(decoupled_lookback_scan) {
         },
         call.param<bool>("in_place", false), call.param<std::size_t>("offset", 0)));
     call.output(as_words(scan.tile_statuses(n)));
-    call.info()["lookback_reads"] = lookback_reads_info();
+    call.info_lookback_reads();
   });
 }
 
@@ -133,7 +133,7 @@ SCANLAB_GRADE_ENTRY(decoupled_lookback_scan_reused) {
     const std::vector<T> in = call.input<T>(0);
     const ScanKind kind = call.kind();
     const int rounds = call.param<int>("rounds");
-    call.info()["tile_items"] = ch07::DecoupledLookbackScan<T, P>::kTileItems;
+    call.info("tile_items", ch07::DecoupledLookbackScan<T, P>::kTileItems);
     ch07::DecoupledLookbackScan<T, P> scan(in.size());
     scanlab::DeviceBuffer<T> d_in(in.size()), d_out(in.size());
     d_in.upload(in);

@@ -22,8 +22,8 @@ namespace {
 
 // One compaction of `in` into a poisoned output (in place for single_pass_in_place). Outputs: the
 // output array, then the count (one unsigned, poisoned before the call). Info of the single-pass
-// forms: lookback_reads, how far the look-backs reached (lookback_reads_info in
-// scanlab/grading/runner.hpp).
+// forms: lookback_reads, how far the look-backs reached (Call::info_lookback_reads
+// in scanlab/grading/runner.hpp).
 template <class T, class Pred>
 void compact(Call& call, const std::vector<T>& in, Pred pred) {
   const std::string name = call.param<std::string>("algo");
@@ -72,7 +72,7 @@ void compact(Call& call, const std::vector<T>& in, Pred pred) {
       },
       in_place, unaligned ? 1 : 0));
   call.output(d_count.download());
-  if (algo.find("single_pass") != std::string::npos) call.info()["lookback_reads"] = lookback_reads_info();
+  if (algo.find("single_pass") != std::string::npos) call.info_lookback_reads();
 }
 
 }  // namespace

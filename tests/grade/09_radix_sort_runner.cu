@@ -302,8 +302,8 @@ void onesweep(Call& call) {
   if (pairs) ch09::onesweep_sort_pairs(d_keys.data(), keys_out, d_values.data(), values_out, n, ws);
   else ch09::onesweep_sort_keys(d_keys.data(), keys_out, n, ws);
   SCANLAB_CHECK_SYNC();
-  call.info()["tile_items"] =  // the checker's sizes
-      pairs ? ch09::OnesweepPairsShape<Key>::TILE_ITEMS : ch09::OnesweepKeysShape<Key>::TILE_ITEMS;
+  // The checker's sizes.
+  call.info("tile_items", pairs ? ch09::OnesweepPairsShape<Key>::TILE_ITEMS : ch09::OnesweepKeysShape<Key>::TILE_ITEMS);
   scanlab::DeviceBuffer<Key>& k = in_place ? d_keys : d_keys_out;
   scanlab::DeviceBuffer<std::uint32_t>& v = in_place || !pairs ? d_values : d_values_out;
   call.output(k.download());

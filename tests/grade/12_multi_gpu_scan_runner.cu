@@ -151,7 +151,7 @@ SCANLAB_GRADE_ENTRY(seeded_scan) {
     const T seed = single_input<T>(call, 1, "the seed");
     const bool in_place = call.param<bool>("in_place", false);
     ch12::SeededScan<T> scan(in.size());
-    call.info()["tile_items"] = ch12::SeededScan<T>::kTileItems;
+    call.info("tile_items", ch12::SeededScan<T>::kTileItems);
     call.output(run_on_device(
         in,
         [&](T* d_in, T* d_out) {
@@ -218,7 +218,7 @@ SCANLAB_GRADE_ENTRY(multi_rank_scan) {
                         : std::string(" (exit status ") + std::to_string(statuses[static_cast<std::size_t>(r)]) + ")");
     }
     if (!failures.empty()) throw std::runtime_error(failures);
-    call.info()["tile_items"] = ch12::SeededScan<T>::kTileItems;
+    call.info("tile_items", ch12::SeededScan<T>::kTileItems);
     call.output(std::vector<T>(out.data(), out.data() + n));
   });
 }

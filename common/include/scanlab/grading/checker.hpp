@@ -266,10 +266,10 @@ inline void check_far_tile_scans() {
 constexpr double kMaxMeanLookbackPredecessors = 128;
 
 // On the emulator, checks the runner's info "lookback_reads" (scanlab/grading/runner.hpp,
-// lookback_reads_info: per block of the launch, the distinct descriptor words read with polling
-// loads) of a single-pass launch over `tiles` tiles: the mean must stay within
-// kMaxMeanLookbackPredecessors descriptors of `words_per_descriptor` words (a fused descriptor is one
-// word, a fenced one two: flag and value). A GPU runner counts nothing: passes.
+// Call::info_lookback_reads: per block of the launch, the distinct descriptor words read with
+// polling loads) of a single-pass launch over `tiles` tiles: the mean must stay within
+// kMaxMeanLookbackPredecessors descriptors of `words_per_descriptor` words (a fused descriptor is
+// one word, a fenced one two: flag and value). A GPU runner counts nothing: passes.
 inline bool check_lookback_depth(const Reply& r, std::size_t tiles, int words_per_descriptor) {
   const json& reads = r.info.contains("lookback_reads") ? r.info["lookback_reads"] : json::object();
   if (!reads.value("records", false)) return true;

@@ -29,17 +29,12 @@
 
 #include "scanlab/cuda_check.hpp"
 #include "scanlab/device_buffer.hpp"
-#include "scanlab/grading/wire.hpp"
+#include "scanlab/grading/tags.hpp"
 #include "scanlab/monoid.hpp"
 #include "scanlab/verify.hpp"
 
-#if defined(SCANLAB_EMU)
-#include <scanlab_emu/diagnostics.hpp>
-#endif
-
 namespace scanlab::grading {
 
-using wire::json;
 using scanlab::Affine;
 using scanlab::AffineCompose;
 using scanlab::Max;
@@ -47,21 +42,23 @@ using scanlab::Min;
 using scanlab::Plus;
 using scanlab::ScanKind;
 
-// One request as an entry sees it.
+// One request as an entry sees it: its monoid, parameters and inputs, and the reply it builds.
 //
-// Its members are compiled once, in the runner library (common/src/grading_runner_call.cpp), not in
-// each runner: the JSON decoding behind them was most of what the compiler did for a runner, and a
-// runner is compiled afresh for every student the grader grades (with the emulator's
-// instrumentation, at -O1). Only declarations are here: the template members are defined below
-// and instantiated in the library for the types the runners use (SCANLAB_GRADING_CALL_TYPES), so
-// a runner's translation unit instantiates them only for another type.
+// The grader compiles a runner for every student it grades (with the emulator's instrumentation),
+// so what every runner would otherwise compile again is compiled once, in the runner library
+// (common/src/grading_runner_call.cpp): all of the messages' JSON. A runner's translation unit
+// does not include the JSON library at all; merely including it costs every such compile more
+// than a second, for parsers it never calls. The template members are defined there too, for
+// the types tests/grade/*_runner.cu use (the lists in that file); a runner that uses another
+// type fails to link, naming it, until it is added to a list.
 class Call {
  public:
-  explicit Call(const json& request) : request_(request) {}
+  struct Message;  // the request and the reply under construction (the library's)
+  explicit Call(Message& message) : message_(message) {}
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
 
   std::string monoid() const;
-
-  const json& params() const;
 
   // A parameter of the request; throws when it is missing or of another type.
   template <class T>
@@ -87,61 +84,28 @@ class Call {
   template <class T>
   void output(const std::vector<T>& v);
 
-  // Anything else the checker asked for (counts, diagnostics), by name.
-  json& info() { return info_; }
+  // Something else the checker asked for (a count, a size, a flag), under `name` in the reply's
+  // info.
+  template <class T>
+  void info(const char* name, T value);
 
-  json& outputs() { return outputs_; }
+  // On the emulator, how far the call's single-pass launch looked back, as info lookback_reads: of
+  // the call's launches that polled global memory, the one with the most blocks (the scan), its
+  // blocks' distinct global words read with polling (volatile or atomic) loads, as
+  // {records: true, blocks, mean, max} (zeros when nothing polled). A GPU has no such count:
+  // {records: false}. The checker bounds the mean (scanlab/grading/checker.hpp,
+  // check_lookback_depth).
+  void info_lookback_reads();
+
+  // On the emulator, what its bank-conflict counter (on when the checker's emulator settings say
+  // "banks") recorded during the call, per phase (barrier interval), as info bank_phases[p] =
+  // {worst: the highest number of words one bank served to one warp access, accesses: the warp
+  // accesses}, and bank_records: true. A GPU has no such records: bank_records is false there.
+  void info_bank_phases();
 
  private:
-  const json& request_;
-  json outputs_ = json::array();
-  json info_ = json::object();
+  Message& message_;
 };
-
-// Not inline on purpose: for the types below a runner uses the library's copies (extern template).
-template <class T>
-T Call::param(const char* name) const {
-  const json& p = params();
-  if (!p.contains(name)) throw std::runtime_error(std::string("missing parameter '") + name + "'");
-  return p[name].get<T>();
-}
-
-template <class T>
-T Call::param(const char* name, T fallback) const {
-  const json& p = params();
-  return p.contains(name) ? p[name].get<T>() : fallback;
-}
-
-template <class T>
-std::vector<T> Call::input(std::size_t i) const {
-  if (i >= input_count()) throw std::runtime_error("missing input " + std::to_string(i));
-  return wire::decode_array<T>(request_["inputs"][i], "input " + std::to_string(i));
-}
-
-template <class T>
-void Call::output(const std::vector<T>& v) {
-  outputs_.push_back(wire::encode_array(v));
-}
-
-// The parameter types and array element types the library instantiates Call's members for: every
-// type tests/grade/*_runner.cu uses. Another type still works (the runner then instantiates it).
-#define SCANLAB_GRADING_PARAM_TYPES(X) X(int) X(unsigned) X(bool) X(float) X(std::size_t) X(std::string)
-// A table of types, one line: clang-format 14 reflows it differently on every run.
-// clang-format off
-#define SCANLAB_GRADING_ARRAY_TYPES(X)                                                             \
-  X(std::int8_t) X(std::uint8_t) X(std::int16_t) X(std::uint16_t) X(std::int32_t) X(std::uint32_t) \
-  X(std::int64_t) X(std::uint64_t) X(float) X(double) X(::scanlab::Affine<std::uint32_t>)
-// clang-format on
-#define SCANLAB_GRADING_EXTERN_PARAM(T)                \
-  extern template T Call::param<T>(const char*) const; \
-  extern template T Call::param<T>(const char*, T) const;
-#define SCANLAB_GRADING_EXTERN_ARRAY(T)                             \
-  extern template std::vector<T> Call::input<T>(std::size_t) const; \
-  extern template void Call::output<T>(const std::vector<T>&);
-SCANLAB_GRADING_PARAM_TYPES(SCANLAB_GRADING_EXTERN_PARAM)
-SCANLAB_GRADING_ARRAY_TYPES(SCANLAB_GRADING_EXTERN_ARRAY)
-#undef SCANLAB_GRADING_EXTERN_PARAM
-#undef SCANLAB_GRADING_EXTERN_ARRAY
 
 using Entry = void (*)(Call&);
 
@@ -199,13 +163,5 @@ auto run_on_device(const std::vector<In>& in, Launch&& launch, bool in_place = f
   if (n > 0) SCANLAB_CUDA_CHECK(cudaMemcpy(got.data(), out, n * sizeof(O), cudaMemcpyDeviceToHost));
   return got;
 }
-
-// On the emulator, how far the call's single-pass launch looked back: of the call's launches that
-// polled global memory, the one with the most blocks (the scan), its blocks' distinct global words
-// read with polling (volatile or atomic) loads, as {records: true, blocks, mean, max} (zeros when
-// nothing polled). A GPU has no such count: {records: false}. The checker bounds the mean
-// (scanlab/grading/checker.hpp, check_lookback_depth).
-// Compiled in the runner library (common/src/grading_runner_call.cpp), once per backend.
-json lookback_reads_info();
 
 }  // namespace scanlab::grading

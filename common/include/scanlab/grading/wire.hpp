@@ -9,8 +9,8 @@
 //
 // A message is a JSON value encoded as CBOR (RFC 8949, through nlohmann-json), framed by its
 // length as 8 little-endian bytes. Arrays travel as CBOR byte strings of their elements' bytes,
-// tagged with a type name (see type_tag), so a runner cannot hand back data of the wrong type
-// unnoticed.
+// tagged with a type name (scanlab/grading/tags.hpp), so a runner cannot hand back data of the
+// wrong type unnoticed.
 //
 //   request  {"entry": name, "monoid": name, "params": {...}, "emu": {...}, "inputs": [array...]}
 //   reply    {"status": "ok" | "invalid_argument" | "error", "message": text,
@@ -35,41 +35,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "scanlab/monoid.hpp"
+#include "scanlab/grading/tags.hpp"
 
 namespace scanlab::wire {
 
 using json = nlohmann::json;
-
-// ---- type tags -------------------------------------------------------------------------------
-
-template <class T>
-std::string type_tag() {
-  if constexpr (detail::is_affine_v<T>) {
-    return "affine_" + type_tag<decltype(T{}.a)>();
-  } else if constexpr (std::is_same_v<T, float>) {
-    return "f32";
-  } else if constexpr (std::is_same_v<T, double>) {
-    return "f64";
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return "bool";
-  } else if constexpr (std::is_integral_v<T>) {
-    return (std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
-  } else {
-    static_assert(std::is_trivially_copyable_v<T>, "only trivially copyable types travel");
-    return "bytes" + std::to_string(sizeof(T));
-  }
-}
-
-// The name of a monoid on the wire: "plus_i32", "max_f32", "affine_u32", ...
-template <class Op>
-std::string monoid_tag() {
-  using T = typename Op::value_type;
-  if constexpr (std::is_same_v<Op, Plus<T>>) return "plus_" + type_tag<T>();
-  else if constexpr (std::is_same_v<Op, Max<T>>) return "max_" + type_tag<T>();
-  else if constexpr (std::is_same_v<Op, Min<T>>) return "min_" + type_tag<T>();
-  else return type_tag<T>();  // AffineCompose<U>: "affine_u32"
-}
 
 // ---- arrays ----------------------------------------------------------------------------------
 
