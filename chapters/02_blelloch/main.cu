@@ -9,8 +9,9 @@
 //   ch02_blelloch_solution --input 3,1,7,0,4,1,6,3   the worked example, printed in full
 //   ch02_blelloch_solution -n 1000 --inclusive --op affine
 //   ch02_blelloch_solution -n 2^24 --tiles       independent 1024-element tiles (throughput)
-//   ch02_blelloch_solution_traced --input 3,1,7,0,4,1,6,3 --trace t.jsonl
-//                                                the shared array after every level (lab viz 02)
+//   ch02_blelloch_solution --input 3,1,7,0,4,1,6,3 --trace t.jsonl
+//                                                the shared array after every level (lab viz 02;
+//                                                the emulator's build is a traced build)
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -218,7 +219,7 @@ int main(int argc, char** argv) {
           ->capture_default_str();
   auto* trace_opt = app.add_option("--trace", cfg.trace,
                                    "write the shared array after every level to this JSON-lines file "
-                                   "(traced builds: ch02_blelloch_solution_traced)");
+                                   "(traced builds: the emulator's, and ch02_blelloch_solution_traced on a GPU)");
   input_opt->excludes(tiles_opt);
   input_opt->excludes(tile_opt);
   trace_opt->excludes(tiles_opt);
@@ -252,8 +253,8 @@ int main(int argc, char** argv) {
                        "length; chapter 05 scans long arrays as a whole.");
   }
   if (!cfg.trace.empty() && !scanlab::trace_enabled()) {
-    return usage_error("--trace needs the traced build, ch02_blelloch_solution_traced (lab viz 02 "
-                       "builds and runs it)");
+    return usage_error("--trace needs a traced build: the emulator's (lab viz 02 builds and runs it), or "
+                       "ch02_blelloch_solution_traced on a GPU");
   }
 
   return scanlab::run_reporting_errors(app, [&] {

@@ -10,7 +10,7 @@
 //   ch05_multi_block_solution --algorithm scan-then-propagate --n 4194305 --exclusive
 //   ch05_multi_block_solution --op affine --tile 32             non-commutative, many blocks
 //   ch05_multi_block_solution --type int32 --sum-type int64 --n 2147483653    (GPU: n > 2^31)
-//   ch05_multi_block_solution_traced --n 200 --trace t.jsonl   (traced build, for the visualizer)
+//   ch05_multi_block_solution --n 200 --trace t.jsonl   (traced on the emulator; the visualizer)
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -298,7 +298,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--trace", cfg.trace,
                  "write a trace of block sums, spine and uniform adds to this file "
-                 "(traced builds: ch05_multi_block_solution_traced)");
+                 "(traced builds: the emulator's, and ch05_multi_block_solution_traced on a GPU)");
   scanlab::run_cli(app, argc, argv);
 
   cfg.kind = kind_flags.kind();
@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
   }
   if (!cfg.trace.empty()) {
     if (!scanlab::trace_enabled()) {
-      return usage_error("--trace needs the traced build, ch05_multi_block_solution_traced");
+      return usage_error("--trace needs a traced build: the emulator's, or ch05_multi_block_solution_traced on a GPU");
     }
     if (!*tile_opt) cfg.tile = 32;
     if (cfg.common.n > kTraceMaxN) {

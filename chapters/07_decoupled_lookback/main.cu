@@ -11,8 +11,8 @@
 //   ch07_decoupled_lookback_solution --schedules                 (emulator) every dispatch order
 //   ch07_decoupled_lookback_solution --order blockidx --emu-schedule reverse --emu-resident 4
 //                                                                (emulator) the deadlock, reported
-// Traced build (ch07_decoupled_lookback_solution_traced): --trace FILE records the protocol;
-// --fig6 replays the schedule of the paper's Fig. 6 on 8 small tiles.
+// Traced builds (the emulator's; on a GPU ch07_decoupled_lookback_solution_traced): --trace FILE
+// records the protocol; --fig6 replays the schedule of the paper's Fig. 6 on 8 small tiles.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -327,7 +327,8 @@ int main(int argc, char** argv) {
   }
   if (cfg.fig6) {
     if (!scanlab::trace_enabled())
-      return usage_error("--fig6 needs the traced build (ch07_decoupled_lookback_solution_traced)");
+      return usage_error(
+          "--fig6 needs a traced build: the emulator's, or ch07_decoupled_lookback_solution_traced on a GPU");
     if (cfg.trace.empty()) return usage_error("--fig6 needs --trace FILE");
     cfg.common.n = kFig6Tiles * 64;
     cfg.tunable.tile = "small";
@@ -337,7 +338,8 @@ int main(int argc, char** argv) {
     cfg.kind = ScanKind::inclusive;
   }
   if (!cfg.trace.empty() && !scanlab::trace_enabled()) {
-    return usage_error("--trace needs the traced build (ch07_decoupled_lookback_solution_traced)");
+    return usage_error(
+        "--trace needs a traced build: the emulator's, or ch07_decoupled_lookback_solution_traced on a GPU");
   }
   if (const std::string error = scanlab::tile_order_error(cfg.order); !error.empty()) return usage_error(error);
   if (const std::string error = scanlab::apply_emulator_schedule_options(cfg.emu); !error.empty()) {

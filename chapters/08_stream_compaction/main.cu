@@ -12,7 +12,7 @@
 //   ch08_stream_compaction_solution --single-pass --partition  rejected ones reversed, like CUB's
 //   ch08_stream_compaction_solution --single-pass --two-tile-from 0   the large-input kernel at any n
 //   ch08_stream_compaction_solution --type float --threshold 0.5 -n 1M
-//   ch08_stream_compaction_solution_traced -n 30000 --trace t.jsonl   (traced build, for the player)
+//   ch08_stream_compaction_solution -n 30000 --trace t.jsonl   (traced on the emulator; the player)
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -276,11 +276,12 @@ int main(int argc, char** argv) {
   app.add_flag("--no-examples", cfg.skip_examples, "skip the two worked examples");
   app.add_option("--trace", cfg.trace,
                  "write a trace of each tile's scatter (where it writes, its count) to this file "
-                 "(traced builds: ch08_stream_compaction_solution_traced)");
+                 "(traced builds: the emulator's, and ch08_stream_compaction_solution_traced on a GPU)");
   scanlab::run_cli(app, argc, argv);
   if (!cfg.trace.empty()) {
     if (!scanlab::trace_enabled()) {
-      return scanlab::usage_error(app, "--trace needs the traced build, ch08_stream_compaction_solution_traced");
+      return scanlab::usage_error(
+          app, "--trace needs a traced build: the emulator's, or ch08_stream_compaction_solution_traced on a GPU");
     }
     if (cfg.single_pass) return scanlab::usage_error(app, "--trace records the three phases; leave out --single-pass");
     if (cfg.common.n > kTraceMaxN) {

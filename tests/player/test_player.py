@@ -423,8 +423,8 @@ class PlayerTest(PlayerCase):
 
 class NeverPublishesPTest(PlayerCase):
     """`./lab viz 07 --html` on a look-back that never publishes P: a copy of the reference
-    solution without its P publish, compiled as lab's traced build is (scanlab-emucc with
-    SCANLAB_TRACE), recorded by scanlab-viz as `lab viz 07` records (--program points it at the
+    solution without its P publish, compiled as the emulator's chapter program is (scanlab-emucc
+    with SCANLAB_TRACE), recorded by scanlab-viz as `lab viz 07` records (--program points it at the
     copy) and made into a page as --html makes it. The scripted Fig. 6 order cannot finish with
     such code, so scanlab-viz records it again unscripted; the page must show every tile after 0
     left at A, and every look-back walking past them all to tile 0."""

@@ -5,11 +5,11 @@
 //   scanlab-viz 03 [--n 2048] [--level "up 5"]...      bank conflicts per level, index-to-bank maps
 //   scanlab-viz 05 [--n 70] [--algorithm ...] [--exclusive]   tiles, block sums, their scan, uniform add
 //   scanlab-viz 02 --trace FILE                        draw an existing trace instead of running
-// Chapters 02, 05 and 07 run a traced build on the emulator: the student's (chNN_slug_traced, built
-// from exercises/) or, with --solution, the reference's (chNN_slug_solution_traced); chapter 03 runs
-// the chapter program with --bank-report (the emulator's bank counter). All write JSON lines
-// (book/docs/traces.md) that the diagrams are drawn from. Chapter 01's steps are computed from the
-// input. Output: --out DIR, by default build/viz/NN under the source tree.
+// Chapters 02, 05, 07 and 08 run the chapter program on the emulator, where it is a traced build:
+// the student's (chNN_slug, built from exercises/) or, with --solution, the reference's
+// (chNN_slug_solution); chapter 03 runs it with --bank-report (the emulator's bank counter). All
+// write JSON lines (book/docs/traces.md) that the diagrams are drawn from. Chapter 01's steps are
+// computed from the input. Output: --out DIR, by default build/viz/NN under the source tree.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -60,10 +60,9 @@ struct Options {
 };
 
 // The program a chapter's diagrams come from: the student's build of chapters/NN_slug/main.cu (from
-// exercises/) or the reference solution's; `traced` for the builds with SCANLAB_TRACE lines on.
-std::string program_of(const Options& o, const std::string& id, bool traced) {
-  return "ch" + id + (o.solution ? "_solution" : "") + (traced ? "_traced" : "");
-}
+// exercises/) or the reference solution's. On the emulator the traced chapters' programs are traced
+// builds (visualizer/CMakeLists.txt).
+std::string program_of(const Options& o, const std::string& id) { return "ch" + id + (o.solution ? "_solution" : ""); }
 
 // A trace without arrays: the build ran, but no SCANLAB_TRACE line recorded anything.
 void require_arrays(const scanlab::viz::Trace& trace, const std::string& path, const Options& o) {
@@ -198,7 +197,7 @@ void chapter02(const Options& o, const std::string& out) {
     if (in.size() > 64) throw std::invalid_argument("at most 64 values fit a readable diagram");
     trace_path = out + "/trace.jsonl";
     fs::remove(trace_path);  // a trace of an earlier run must not pass for this one's
-    run_program(program_of(o, "02_blelloch", true), {"--input", join(in), "--trace", trace_path, "-q"}, o);
+    run_program(program_of(o, "02_blelloch"), {"--input", join(in), "--trace", trace_path, "-q"}, o);
   }
   const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
   if (trace.meta.value("chapter", "") != "02_blelloch") {
@@ -229,8 +228,7 @@ void chapter03(const Options& o, const std::string& out) {
     const int n = o.n_given ? o.n : 2048;  // the tree's middle levels need a full tile to conflict
     trace_path = out + "/banks.jsonl";
     fs::remove(trace_path);
-    run_program(program_of(o, "03_bank_conflicts", false), {"-n", std::to_string(n), "--bank-report", trace_path, "-q"},
-                o);
+    run_program(program_of(o, "03_bank_conflicts"), {"-n", std::to_string(n), "--bank-report", trace_path, "-q"}, o);
   }
   const scanlab::viz::Trace report_trace = scanlab::viz::read_trace(trace_path);
   report(scanlab::viz::write_and_render(scanlab::viz::bank_levels_table(report_trace), out, "bank_levels"));
@@ -268,7 +266,7 @@ void chapter05(const Options& o, const std::string& out) {
     // Few blocks, so that a block owns several tiles and carries its prefix from one to the next.
     if (o.algorithm == "reduce-then-scan") args.insert(args.end(), {"--max-blocks", std::to_string(o.max_blocks)});
     fs::remove(trace_path);
-    run_program(program_of(o, "05_multi_block", true), args, o);
+    run_program(program_of(o, "05_multi_block"), args, o);
   }
   const scanlab::viz::Trace trace = scanlab::viz::read_trace(trace_path);
   if (trace.meta.value("chapter", "") != "05_multi_block") {
@@ -302,7 +300,7 @@ void chapter07(Options o, const std::string& out) {
     o.lookback.n = o.n_given ? o.n : 1024;
     o.lookback.seed = o.seed;
     fs::remove(trace_path);
-    const std::string program = program_of(o, "07_decoupled_lookback", true);
+    const std::string program = program_of(o, "07_decoupled_lookback");
     try {
       run_program(program, scanlab::viz::lookback_program_args(o.lookback, trace_path), o);
     } catch (const std::runtime_error&) {
@@ -337,7 +335,7 @@ void chapter08(const Options& o, const std::string& out) {
   if (trace_path.empty()) {
     trace_path = out + "/trace.jsonl";
     fs::remove(trace_path);
-    run_program(program_of(o, "08_stream_compaction", true),
+    run_program(program_of(o, "08_stream_compaction"),
                 {"-n", std::to_string(kCompactionN), "--seed", std::to_string(o.seed), "--no-examples", "--trace",
                  trace_path, "-q"},
                 o);

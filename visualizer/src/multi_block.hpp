@@ -1,7 +1,7 @@
 // Chapter 05's multi-block picture, after GPU Gems 3, Fig. 39-6 (Harris, Sengupta, Owens): the
 // input cut into tiles, each tile scanned on its own, the block sums, their scan one level up, and
 // the uniform add that gives every tile everything to its left. Drawn from a traced run of
-// ch05_multi_block_solution_traced (labels: book/docs/traces.md), with every value the kernels
+// ch05_multi_block_solution (labels: book/docs/traces.md), with every value the kernels
 // recorded; reduce-then-scan (Merrill and Garland, section 2) is drawn the same way: range sums,
 // the spine, and each range's scan seeded with its spine value.
 //

@@ -1,7 +1,8 @@
 // Tests of the trace API (common/include/scanlab/trace.hpp, trace_writer.hpp), built with
 // -DSCANLAB_TRACE and run on both backends: block arrays and events land in the buffer with unique,
 // dense sequence numbers; a full buffer drops and counts instead of overflowing; the writer's JSON
-// lines parse back with the documented fields; a default TraceLog records nothing.
+// lines parse back with the documented fields; a default TraceLog records nothing, and on the
+// emulator adds no barrier.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,11 @@
 #include <scanlab/trace.hpp>
 #include <scanlab/trace_writer.hpp>
 
+#if defined(SCANLAB_EMU)
+#include <scanlab_emu/diagnostics.hpp>
+#include <scanlab_emu/options.hpp>
+#endif
+
 static_assert(scanlab::trace_enabled(), "this test is built with -DSCANLAB_TRACE");
 
 // Every block fills a shared array with block*100 + i, snapshots it, and every thread records one
@@ -33,6 +39,15 @@ __global__ void record_kernel(scanlab::TraceLog log, int per_block) {
 __global__ void affine_kernel(scanlab::TraceLog log) {
   scanlab::Affine<std::uint32_t> maps[2] = {{3u, 1u}, {5u, 2u}};
   SCANLAB_TRACE_ARRAY(log, "maps", 0, maps, 2);
+}
+
+// Thread 0 writes a shared word that thread 1 then reads, with only a block snapshot between them:
+// ordered while a trace is recorded (its barriers), a race when it is not.
+__global__ void snapshot_between_kernel(scanlab::TraceLog log, int* out) {
+  __shared__ int word;
+  if (threadIdx.x == 0) word = 42;
+  SCANLAB_TRACE_BLOCK_ARRAY(log, "word", 0, &word, 1);
+  if (threadIdx.x == 1) *out = word;
 }
 
 namespace {
@@ -126,3 +141,25 @@ TEST_CASE("affine maps are written as [a, b] pairs; a default TraceLog records n
   CHECK(lines[1]["elem"] == "affine<uint32>");
   CHECK(lines[1]["values"] == nlohmann::json::parse("[[3,1],[5,2]]"));
 }
+
+#if defined(SCANLAB_EMU)
+// The emulator's chapter programs are traced builds (visualizer/CMakeLists.txt), run untraced by
+// `lab run` and the race checks: their trace lines must not supply a barrier the code lacks.
+TEST_CASE("a block snapshot synchronises only while a trace is recorded (the emulator's race checker)") {
+  const scanlab_emu::Options saved = scanlab_emu::options();
+  scanlab_emu::options().racecheck = true;
+  int* out = nullptr;
+  SCANLAB_CUDA_CHECK(cudaMalloc(&out, sizeof(int)));
+  scanlab_emu::reset_diagnostics();
+  snapshot_between_kernel<<<1, 32>>>(scanlab::TraceLog{}, out);
+  SCANLAB_CHECK_SYNC();
+  CHECK_MESSAGE(scanlab_emu::diagnostics().hazards.size() == 1, "untraced, the write and the read race");
+  scanlab::TraceBuffer buffer;
+  scanlab_emu::reset_diagnostics();
+  snapshot_between_kernel<<<1, 32>>>(buffer.log(), out);
+  SCANLAB_CHECK_SYNC();
+  CHECK_MESSAGE(scanlab_emu::diagnostics().hazards.empty(), "traced, the snapshot's barriers order them");
+  SCANLAB_CUDA_CHECK(cudaFree(out));
+  scanlab_emu::options() = saved;
+}
+#endif

@@ -44,7 +44,7 @@ std::string join(const std::vector<long long>& v) {
 fs::path run_viz(const std::string& name, const std::string& args) {
   const fs::path out = fs::path(SCANLAB_VIZ_TEST_OUT) / name;
   fs::remove_all(out);
-  // The reference solution's runs: the student's traced builds are made only when `lab viz` asks.
+  // The reference solution's runs: the student's programs are built only when `lab viz` asks.
   const std::string command = std::string("'") + SCANLAB_VIZ_EXECUTABLE + "' " + args + " --solution --out '" +
                               out.string() + "' > '" + out.string() + ".log' 2>&1";
   fs::create_directories(out);
