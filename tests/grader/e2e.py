@@ -143,6 +143,11 @@ def scenario_prepare(work: Path, _args) -> None:
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(p.stdout, end="", flush=True)
     expect(p.returncode == 0, "the runners' precompiled prelude is used by a runner's compile")
+    # Nor does the prelude read the JSON library: a runner is compiled for every student graded,
+    # and merely including nlohmann/json.hpp costs each compile more than a second (runner.hpp).
+    deps = prelude.with_name(prelude.name + ".d")
+    expect(deps.is_file() and "nlohmann" not in deps.read_text(),
+           f"the runners' prelude does not include the JSON library ({deps.name})")
 
 
 def scenario_stubs(work: Path, _args) -> None:
