@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <scanlab/cuda_check.hpp>
+#include <scanlab/device_buffer.hpp>
 #include <scanlab/monoid.hpp>
 #include <scanlab/trace.hpp>
 #include <scanlab/trace_writer.hpp>
@@ -146,20 +147,20 @@ TEST_CASE("affine maps are written as [a, b] pairs; a default TraceLog records n
 // The emulator's chapter programs are traced builds (visualizer/CMakeLists.txt), run untraced by
 // `lab run` and the race checks: their trace lines must not supply a barrier the code lacks.
 TEST_CASE("a block snapshot synchronises only while a trace is recorded (the emulator's race checker)") {
-  const scanlab_emu::Options saved = scanlab_emu::options();
+  struct OptionsGuard {  // the other test cases run with the options as they were
+    scanlab_emu::Options saved = scanlab_emu::options();
+    ~OptionsGuard() { scanlab_emu::options() = saved; }
+  } guard;
   scanlab_emu::options().racecheck = true;
-  int* out = nullptr;
-  SCANLAB_CUDA_CHECK(cudaMalloc(&out, sizeof(int)));
+  scanlab::DeviceBuffer<int> out(1);
   scanlab_emu::reset_diagnostics();
-  snapshot_between_kernel<<<1, 32>>>(scanlab::TraceLog{}, out);
+  snapshot_between_kernel<<<1, 32>>>(scanlab::TraceLog{}, out.data());
   SCANLAB_CHECK_SYNC();
   CHECK_MESSAGE(scanlab_emu::diagnostics().hazards.size() == 1, "untraced, the write and the read race");
   scanlab::TraceBuffer buffer;
   scanlab_emu::reset_diagnostics();
-  snapshot_between_kernel<<<1, 32>>>(buffer.log(), out);
+  snapshot_between_kernel<<<1, 32>>>(buffer.log(), out.data());
   SCANLAB_CHECK_SYNC();
   CHECK_MESSAGE(scanlab_emu::diagnostics().hazards.empty(), "traced, the snapshot's barriers order them");
-  SCANLAB_CUDA_CHECK(cudaFree(out));
-  scanlab_emu::options() = saved;
 }
 #endif
