@@ -34,7 +34,7 @@ set(SCANLAB_EMU_KERNEL_FLAGS
     CACHE INTERNAL "Flags for kernel translation units built for the emulator")
 
 set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr CACHE INTERNAL "Flags for nvcc")
-if(NOT SCANLAB_CUDA_COMPILE_CHECK)  # -G there (ScanlabDependencies.cmake), which overrides it
+if(NOT SCANLAB_CUDA_COMPILE_CHECK)  # nothing runs there: no line tables (ScanlabDependencies.cmake)
   set(SCANLAB_CUDA_FLAGS --expt-relaxed-constexpr -lineinfo CACHE INTERNAL "Flags for nvcc")
 endif()
 

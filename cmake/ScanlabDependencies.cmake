@@ -25,15 +25,17 @@ if(NOT SCANLAB_CUDA STREQUAL "OFF")
     set(CMAKE_CUDA_STANDARD 17)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
     if(SCANLAB_CUDA_COMPILE_CHECK)
-      # Nothing of such a build runs, so nothing is optimized: -O0 for the host side, -G (no
-      # device optimization) for the PTX. It takes half the time (the bench's rows_applications.cu:
-      # 43-46 s against 81 s on one core) and sees every line the optimized build sees. -G
-      # overrides -lineinfo (ScanlabBackends.cmake leaves it out here). Naming the architectures
+      # Nothing of such a build runs, so nothing is optimized: -O0 for the host side and, through
+      # -Xcicc -O0, for the device code's PTX. The front ends see every line the optimized build
+      # sees (a __host__ function called from a kernel is still an error); what is skipped is the
+      # optimizer, and the device debug information -G would add: the bench's rows_applications.cu
+      # took 53 s with -O0 -G and 45 s so, on one core (nvcc --time: cicc 25 s and 18 s). No
+      # -lineinfo here either (ScanlabBackends.cmake). Naming the architectures
       # (-DCMAKE_CUDA_ARCHITECTURES=90-virtual) builds optimized PTX instead.
       foreach(_config DEBUG RELEASE RELWITHDEBINFO MINSIZEREL)
-        set(CMAKE_CUDA_FLAGS_${_config} "-O0 -G")
+        set(CMAKE_CUDA_FLAGS_${_config} "-O0 -Xcicc -O0")
       endforeach()
-      message(STATUS "CUDA: no GPU here, so its code is compiled to PTX only, unoptimized (-O0 -G): a compile check")
+      message(STATUS "CUDA: no GPU here, so its code is compiled to PTX only, unoptimized (-O0 -Xcicc -O0): a compile check")
     endif()
     find_package(CUDAToolkit REQUIRED)
     set(SCANLAB_HAVE_CUDA ON)
