@@ -40,10 +40,16 @@ endif()
 # check runs at every build, so `ninja -n` could never say that the grader's build is up to date.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/grade)
 
+# The wrapper names the checker by its file name and the folder comes from -iquote: a wrapper
+# without this checkout's path is the same file in every checkout, so ccache can answer the compile
+# from another checkout's build (the release test builds a student's repository beside this one).
 function(_scanlab_add_grading_checker id grade_src)
   set(wrapper ${CMAKE_CURRENT_BINARY_DIR}/grade_${id}_checker.cpp)
-  file(CONFIGURE OUTPUT ${wrapper} CONTENT "// Generated: the checker is host C++.\n#include \"${grade_src}\"\n")
+  get_filename_component(grade_dir ${grade_src} DIRECTORY)
+  get_filename_component(grade_name ${grade_src} NAME)
+  file(CONFIGURE OUTPUT ${wrapper} CONTENT "// Generated: the checker is host C++.\n#include \"${grade_name}\"\n")
   add_executable(grade_${id}_checker ${wrapper})
+  target_compile_options(grade_${id}_checker PRIVATE "SHELL:-iquote ${grade_dir}")
   target_link_libraries(grade_${id}_checker PRIVATE scanlab_grading_checker)
   target_compile_options(grade_${id}_checker PRIVATE "${SCANLAB_QUICK_CXX_OPTIONS}")
   set_target_properties(grade_${id}_checker PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
