@@ -133,7 +133,8 @@ def parse_args(argv: List[str]) -> argparse.Namespace:
     p.add_argument("--test", dest="tests", action="append", metavar="NAME",
                    help="grade only this test case of the one chapter in --chapters (its name as the "
                         "report shows it; repeat for more): the points are those of the cases run, "
-                        "and the report says the chapter was graded in part")
+                        "and the report (with --class, each student's, and the CSV's notes) says the "
+                        "chapter was graded in part")
     speed.add_options(p)
     slurm.add_options(p)
     a = p.parse_args(argv)
@@ -168,8 +169,8 @@ def validate(a: argparse.Namespace) -> None:
         raise UsageError("--orders needs at least one order")
     a.timeout = _seconds("--timeout", a.timeout)
     a.build_timeout = _seconds("--build-timeout", a.build_timeout)
-    if a.tests and (a.class_dir or a.slurm or a.speed):
-        raise UsageError("--test grades one folder in part: not with --class, --slurm or --speed")
+    if a.tests and (a.slurm or a.speed):
+        raise UsageError("--test grades in part: not with --slurm or --speed")
     if a.exercises and not Path(a.exercises).is_dir():
         raise UsageError(f"--exercises: no such folder: {a.exercises}")
     if a.class_dir and not Path(a.class_dir).is_dir():
@@ -243,7 +244,7 @@ def grade_folder(build: building.GraderBuild, box: sandboxing.Sandbox, exercises
         declared = declared_tests(build.repo / "tests" / "grade" / f"{ch.id}.cu")
         if only_tests:
             chosen = [t for t in declared if t.name in only_tests]
-            r.notes.append(f"graded in part: {len(chosen)} of its {len(declared)} test cases (--test)")
+            r.notes.append(f"{reporting.IN_PART}: {len(chosen)} of its {len(declared)} test cases (--test)")
             declared = chosen
         r.tests = [TestResult(t.name, t.points, False, "not run") for t in declared]
         r.points = sum(t.points for t in declared)
@@ -534,7 +535,7 @@ def grade_student(a: argparse.Namespace, build: building.GraderBuild, box: sandb
     """Grades one student of a class and writes the student's report (--report's format)."""
     say(f"grading {student.name!r}")
     g = grade_folder(build, box, student, str(student), chapters, seed, a.orders, a.timeout,
-                     a.build_timeout, scratch)
+                     a.build_timeout, scratch, a.tests)
     if a.speed:
         speed.grade_speed(a, build, box, g, scratch, seed)
     shutil.rmtree(scratch, ignore_errors=True)

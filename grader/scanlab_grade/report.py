@@ -18,6 +18,10 @@ from typing import Callable, List, Optional
 from scanlab_grade.chapters import Chapter, declared_tests
 from scanlab_grade.doctest_run import TestResult
 
+# The note of a chapter graded on some of its test cases (--test); a class's CSV repeats it.
+IN_PART = "graded in part"
+
+
 @dataclasses.dataclass
 class ChapterResult:
     chapter: Chapter
@@ -390,10 +394,12 @@ def write_csv(path, chapters: List[Chapter], rows: List[Grade]) -> None:
         w.writerow(["student"] + [c.id for c in chapters] + ["total", "points", "sandbox", "notes"]
                    + (["speed", "speed_points"] if speed else []))
         for g in rows:
-            notes = "; ".join(f"{c.chapter.id}: {c.status.replace('_', ' ')}"
-                              + (f" ({c.compile_error.splitlines()[0]})"
-                                 if c.compile_error and c.status != "compile_error" else "")
-                              for c in g.chapters if c.status != "graded")
+            notes = "; ".join([f"{c.chapter.id}: {c.status.replace('_', ' ')}"
+                               + (f" ({c.compile_error.splitlines()[0]})"
+                                  if c.compile_error and c.status != "compile_error" else "")
+                               for c in g.chapters if c.status != "graded"]
+                              + [f"{c.chapter.id}: {n}" for c in g.chapters for n in c.notes
+                                 if n.startswith(IN_PART)])
             w.writerow([csv_cell(x) for x in
                         [g.student] + [c.score for c in g.chapters] + [g.score, g.points, g.sandbox, notes]
                         + ([sum(c.speed.points for c in g.chapters if c.speed is not None),

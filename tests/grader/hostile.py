@@ -32,6 +32,20 @@ PASSWD_LINE = "root:x:0:0"
 # Time limit per test case: chapter 00's class has an endless loop (a short limit keeps it cheap);
 # the other chapters' reference solutions need their usual time.
 TIMEOUT = {"00_sequential": "3"}
+# On the emulator, the classes of chapters 07 and 08 are graded on a few test cases (--test), for
+# each of the student's files: an attack acts when its runner is built or started (a macro, an
+# include, a static initialiser), whichever test case the runner is started for, and the whole
+# suites of these chapters are grade_NN_slug_solution_emu's. They were half of this test's time,
+# for the three attacks on the reference solution that must still score full marks. With --gpu
+# every test case runs.
+TESTS = {
+    "07_decoupled_lookback": ["int32 exclusive sum with the warp look-back and fused descriptors equals the oracle",
+                              "int32 inclusive sum and running max equal the oracle"],
+    "08_stream_compaction": ["the article's example: {1,0,0,0,4,3,2,0,6,8,9,0} with x > 0 gives {1,4,3,2,6,8,9}",
+                             "select_if keeps input order: the same elements in another order are wrong",
+                             "partition_if_single_pass: kept ones in order, then the rejected ones reversed",
+                             "select_if_single_pass_in_place compacts over its own input"],
+}
 
 failures: List[str] = []
 
@@ -226,6 +240,9 @@ def main(argv: List[str]) -> int:
                "--chapters", chapter[:2], "--class", str(class_dir), "--csv", str(csv), "--report", "text",
                "--orders", "default", "--timeout", TIMEOUT.get(chapter, "60"), "--build-timeout", "120",
                "--scratch", str(scratch)] + (["--gpu"] if a.gpu else [])
+        in_part = [] if a.gpu else TESTS.get(chapter, [])
+        for name in in_part:
+            cmd += ["--test", name]
         print("+ " + " ".join(cmd), flush=True)
         t0 = time.monotonic()
         proc = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=str(GRADER)), stdout=subprocess.PIPE,
@@ -257,6 +274,9 @@ def main(argv: List[str]) -> int:
             else:
                 expect(total == points > 0, f"{name}: the correct work still scores full marks ({total} of {points})")
             expect(row["sandbox"] == "on", f"{name}: graded in the sandbox")
+            if in_part:
+                expect(f"{chapter}: graded in part: {len(in_part)} of its" in row["notes"],
+                       f"{name}: the CSV says the chapter was graded in part ({row['notes']})")
     time.sleep(3)  # a daemon that survived would write now
     listener.close()
 

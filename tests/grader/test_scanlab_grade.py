@@ -4,6 +4,7 @@
 # format and the reuse of runners built from identical files (RunnerCache, with a stand-in build,
 # within a run and across runs through a RunnerStore).
 # Run by ctest as grader_selftest:  python3 -m unittest -v test_scanlab_grade
+import csv
 import json
 import os
 import stat
@@ -31,7 +32,7 @@ from scanlab_grade.runner_store import RunnerStore  # noqa: E402
 from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_chapters  # noqa: E402
 from scanlab_grade.cli import parse_args, safe_file_name  # noqa: E402
 from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests, test_case_filter  # noqa: E402
-from scanlab_grade.report import ChapterResult, Grade, csv_cell, render  # noqa: E402
+from scanlab_grade.report import IN_PART, ChapterResult, Grade, csv_cell, render, write_csv  # noqa: E402
 from scanlab_grade import sandbox as sandboxing  # noqa: E402
 
 
@@ -277,7 +278,7 @@ class Options(unittest.TestCase):
             self.refused("--class", d, "--csv", f"{d}/no/such.csv")
             self.refused("--build-dir", "/proc/x")
             self.refused("--exercises", f"{d}/nothing")
-            self.refused("--test", "x", "--class", d, "--csv", f"{d}/c.csv")  # a grade in part is one folder's
+            self.refused("--test", "x", "--speed")  # a speed grade times the whole chapter
 
     def test_test_case_filter_escapes_what_doctest_splits_on(self):
         # doctest splits its --test-case filter at commas; a name's own commas and backslashes are escaped.
@@ -391,6 +392,19 @@ class Reports(unittest.TestCase):
         self.assertIn("| x.cuh:3: error", text)
         self.assertIn("./lab grade --seed 42", text)
         self.assertRegex(text, r"total\s+10 / 22")
+
+    def test_a_class_graded_in_part_says_so_in_its_csv(self):
+        g = self.grade()
+        g.student = "ann"
+        g.chapters[0].notes.append(f"{IN_PART}: 2 of its 9 test cases (--test)")
+        g.chapters[1].notes.append("another note")
+        with tempfile.TemporaryDirectory() as d:
+            write_csv(Path(d) / "class.csv", [c.chapter for c in g.chapters], [g])
+            with open(Path(d) / "class.csv", newline="") as f:
+                row = next(csv.DictReader(f))
+        self.assertEqual(row["notes"], "01_hillis_steele: compile error; "
+                                       "00_sequential: graded in part: 2 of its 9 test cases (--test)")
+        self.assertEqual((row["total"], row["points"]), ("10", "22"))
 
     def test_select_chapters(self):
         chs = [Chapter("00", "sequential"), Chapter("01", "hillis_steele")]
