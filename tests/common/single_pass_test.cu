@@ -41,14 +41,6 @@ using scanlab::AffineCompose;
 using scanlab::Plus;
 using U32Map = Affine<std::uint32_t>;
 
-#if defined(SCANLAB_EMU)
-// Restores the emulator's options when a test case ends.
-struct EmuOptionsGuard {
-  scanlab_emu::Options saved = scanlab_emu::options();
-  ~EmuOptionsGuard() { scanlab_emu::options() = saved; }
-};
-#endif
-
 template <class T>
 std::vector<T> scan_input(std::size_t n, std::uint64_t stream) {
   return scanlab::random_scan_input<T>(n, scanlab::test_seed(stream));
@@ -355,7 +347,7 @@ TEST_CASE("single_pass: the ticket hands every tile out once, in the order block
   for (unsigned t = 0; t < kBlocks; ++t) CHECK(sorted[t] == t);
 #if defined(SCANLAB_EMU)
   // Blocks started last-first: the ticket follows the start order, not blockIdx.x.
-  EmuOptionsGuard guard;
+  scanlab_emu::OptionsGuard guard;
   scanlab_emu::options().schedule = scanlab_emu::Schedule::reverse;
   scanlab_emu::options().resident = 1;
   by_ticket = run(sp::TileOrder::ticket);
@@ -553,7 +545,7 @@ TEST_CASE("single_pass GPU: scans on either side of the one-wave tile's window e
 #if defined(SCANLAB_EMU)
 
 TEST_CASE("single_pass emulator: the look-back under every dispatch order, residency and interleaving") {
-  EmuOptionsGuard guard;
+  scanlab_emu::OptionsGuard guard;
   using I = std::int32_t;
   using sp::Descriptors;
   using sp::Lookback;
@@ -589,7 +581,7 @@ TEST_CASE("single_pass emulator: the look-back under every dispatch order, resid
 }
 
 TEST_CASE("single_pass emulator weak memory: the fenced descriptors publish value, fence, flag") {
-  EmuOptionsGuard guard;
+  scanlab_emu::OptionsGuard guard;
   scanlab_emu::options().memory = scanlab_emu::Memory::weak;
   using I = std::int32_t;
   using sp::Descriptors;

@@ -241,10 +241,8 @@ __global__ void barrier_handover(int* out, int rounds, int mode) {
 #ifdef SCANLAB_EMU
 // ---- emulator-only: the mistakes -----------------------------------------------------------------
 
-struct ScopedOptions {
-  scanlab_emu::Options saved = scanlab_emu::options();
+struct ScopedOptions : scanlab_emu::OptionsGuard {
   ScopedOptions() { scanlab_emu::reset_diagnostics(); }
-  ~ScopedOptions() { scanlab_emu::options() = saved; }
 };
 
 bool report_has(const std::string& needle) {

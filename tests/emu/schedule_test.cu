@@ -26,12 +26,6 @@
 
 namespace {
 
-// Restores the options a test changed, whatever happens in it.
-struct OptionsGuard {
-  scanlab_emu::Options saved = scanlab_emu::options();
-  ~OptionsGuard() { scanlab_emu::options() = saved; }
-};
-
 // ---- Block dispatch order -----------------------------------------------------------------------
 
 __global__ void record_block_start(unsigned* ticket, unsigned* order) {
@@ -81,7 +75,7 @@ bool is_permutation_of_iota(std::vector<unsigned> v) {
 }  // namespace
 
 TEST_CASE("schedule in-order / reverse / random: the order blocks start in") {
-  OptionsGuard guard;
+  scanlab_emu::OptionsGuard guard;
   auto& opt = scanlab_emu::options();
   opt.resident = 0;
   const dim3 grid(7, 3, 2), block(16, 4);
@@ -171,7 +165,7 @@ LaunchResult run_wait_for_block(unsigned blocks, unsigned waiters, unsigned targ
 }  // namespace
 
 TEST_CASE("resident slots: waiting for a block that cannot become resident is a reported deadlock") {
-  OptionsGuard guard;
+  scanlab_emu::OptionsGuard guard;
   auto& opt = scanlab_emu::options();
   opt.schedule = scanlab_emu::Schedule::in_order;
 
@@ -212,7 +206,7 @@ TEST_CASE("resident slots: waiting for a block that cannot become resident is a 
 }
 
 TEST_CASE("resident=1: blocks ordered by an atomic ticket complete under every schedule") {
-  OptionsGuard guard;
+  scanlab_emu::OptionsGuard guard;
   auto& opt = scanlab_emu::options();
   opt.resident = 1;
   opt.seed = scanlab::test_seed(3100);
@@ -286,7 +280,7 @@ OrderRun run_ordered_scan(const std::vector<int>& in) {
 }  // namespace
 
 TEST_CASE("thread orders: forward, reverse and random change who runs first, not the barrier-separated result") {
-  OptionsGuard guard;
+  scanlab_emu::OptionsGuard guard;
   auto& opt = scanlab_emu::options();
   opt.schedule = scanlab_emu::Schedule::in_order;
   opt.resident = 0;
@@ -355,7 +349,7 @@ scanlab_emu::PollRecord last_poll_record() {
 }  // namespace
 
 TEST_CASE("polled addresses: per block, the distinct global addresses read with volatile or atomic loads") {
-  OptionsGuard guard;
+  scanlab_emu::OptionsGuard guard;
   const unsigned blocks = 20;
   scanlab::DeviceBuffer<int> flags(blocks), data(blocks), out(blocks);
   SCANLAB_CUDA_CHECK(cudaMemset(flags.data(), 0, flags.bytes()));

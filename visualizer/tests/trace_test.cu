@@ -147,10 +147,7 @@ TEST_CASE("affine maps are written as [a, b] pairs; a default TraceLog records n
 // The emulator's chapter programs are traced builds (visualizer/CMakeLists.txt), run untraced by
 // `lab run` and the race checks: their trace lines must not supply a barrier the code lacks.
 TEST_CASE("a block snapshot synchronises only while a trace is recorded (the emulator's race checker)") {
-  struct OptionsGuard {  // the other test cases run with the options as they were
-    scanlab_emu::Options saved = scanlab_emu::options();
-    ~OptionsGuard() { scanlab_emu::options() = saved; }
-  } guard;
+  const scanlab_emu::OptionsGuard guard;  // the other test cases run with the options as they were
   scanlab_emu::options().racecheck = true;
   scanlab::DeviceBuffer<int> out(1);
   scanlab_emu::reset_diagnostics();

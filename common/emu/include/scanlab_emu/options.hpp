@@ -36,6 +36,13 @@ struct Options {
 // reported in one line and the program exits with 2 (src/options.cpp is the one parser).
 Options& options();
 
+// Puts the options back as they were when it was made, however the scope ends (a failed check,
+// an exception): a test that changes them cannot leak its settings into the tests after it.
+struct OptionsGuard {
+  Options saved = options();
+  ~OptionsGuard() { options() = saved; }
+};
+
 // One line naming the options that decide the run, printed with every failure so it can be replayed.
 std::string describe_options();
 
