@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -208,6 +209,67 @@ TEST_CASE("driver: --translate-all-headers copies plain headers too") {
   REQUIRE(run_translator(o, err) == 0);
   CHECK(listing(t.inc).count(translated_header_name(t.plain.string())) == 1);
   CHECK(read(copy_of(t, t.lib_cuh)).find("#include \"" + copy_of(t, t.plain) + "\"") != std::string::npos);
+}
+
+// With --relative-to, the outputs name files by paths relative to the compiler's folder (#line) or
+// to the including copy's folder (#include), and the same tree translated in two folders gives the
+// same bytes: what lets a compiler cache serve a second checkout.
+TEST_CASE("driver: --relative-to names files relatively; two checkouts translate alike") {
+  Tree one, two;
+  std::map<std::string, std::string> first;  // output file, relative to its tree -> content
+  for (const Tree* t : {&one, &two}) {
+    DriverOptions o = t->options();
+    o.relative_to = (t->tmp.path / "build").string();
+    std::ostringstream err;
+    REQUIRE(run_translator(o, err) == 0);
+    CHECK(err.str().empty());
+    std::map<std::string, std::string> outputs{{"main.cpp", read(t->out)}};
+    for (const std::string& name : listing(t->inc)) outputs["inc/" + name] = read(t->inc / name);
+    if (t == &one) {
+      first = outputs;
+      continue;
+    }
+    CHECK(outputs == first);
+  }
+  // The copies' names hash the relative path: "kern" ... of "../src/kern.cuh" from build/.
+  const std::string kern_copy = translated_header_name("../src/kern.cuh");
+  CHECK(listing(one.inc) == std::set<std::string>{kern_copy, translated_header_name("../src/cycle.cuh"),
+                                                  translated_header_name("../lib dir/lib.cuh")});
+  const std::string main_cpp = read(one.out);
+  CHECK(main_cpp.rfind(line_directive("../src/main.cu"), 0) == 0);
+  CHECK(main_cpp.find("#include \"inc/" + kern_copy + "\"\n") != std::string::npos);
+  const std::string lib = read(one.inc / translated_header_name("../lib dir/lib.cuh"));
+  CHECK(lib.rfind(line_directive("../lib dir/lib.cuh"), 0) == 0);
+  CHECK(lib.find("#include \"../../lib dir/plain.hpp\"\n") != std::string::npos);  // from inc/
+  CHECK(read(one.inc / translated_header_name("../src/cycle.cuh")).find("#include \"" + kern_copy + "\"\n") !=
+        std::string::npos);
+  // The depfile is ninja's: absolute paths still.
+  CHECK(read(one.dep).find("  " + one.kern.string() + " \\\n") != std::string::npos);
+}
+
+// Relative paths are taken between real locations: a build folder reached through a symbolic link
+// still names files that the compiler (which resolves `..` after the link) finds.
+TEST_CASE("driver: --relative-to through a symbolic link names files that exist") {
+  Tree t;
+  const fs::path elsewhere = t.tmp.path / "elsewhere" / "deep";
+  fs::create_directories(elsewhere);
+  fs::create_symlink(elsewhere, t.tmp.path / "linked");
+  DriverOptions o = t.options();
+  o.output = (t.tmp.path / "linked" / "main.cpp").string();
+  o.inc_dir = (t.tmp.path / "linked" / "inc").string();
+  o.relative_to = (t.tmp.path / "linked").string();
+  std::ostringstream err;
+  REQUIRE(run_translator(o, err) == 0);
+  const std::string main_cpp = read(elsewhere / "main.cpp");
+  CHECK(main_cpp.rfind(line_directive("../../src/main.cu"), 0) == 0);
+  CHECK(fs::is_regular_file(elsewhere / "../../src/main.cu"));
+  for (const std::string& name : listing(elsewhere / "inc")) {
+    const std::string text = read(elsewhere / "inc" / name);
+    for (std::size_t at = text.find("#include \""); at != std::string::npos; at = text.find("#include \"", at + 1)) {
+      const std::string file = text.substr(at + 10, text.find('"', at + 10) - at - 10);
+      if (file != "missing.cuh") CHECK_MESSAGE(fs::is_regular_file(elsewhere / "inc" / file), name << ": " << file);
+    }
+  }
 }
 
 TEST_CASE("driver: an error in a header names the header; nothing is written") {

@@ -21,6 +21,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -675,6 +676,17 @@ struct NotAKernelAccess {
   NotAKernelAccess& operator=(const NotAKernelAccess&) = delete;
 };
 
+// "file:line" with the file's `..` resolved. A test program's files are named relative to the
+// build folder (scanlab-emu-translate --relative-to), which addr2line puts in front:
+// "<build>/../../tests/x.cu:12" is "<checkout>/tests/x.cu:12".
+std::string real_file_of(const std::string& frame) {
+  const auto colon = frame.rfind(':');
+  if (colon == std::string::npos || frame.find("/../") > colon) return frame;
+  std::error_code ec;
+  const std::filesystem::path real = std::filesystem::weakly_canonical(frame.substr(0, colon), ec);
+  return ec ? frame : real.string() + frame.substr(colon);
+}
+
 // The source lines of a code address, innermost first, then each function it was inlined into
 // (`addr2line -i`); empty when unknown. Each query is followed by address 0, whose "??" line ends
 // the answer. Cached.
@@ -699,7 +711,7 @@ const std::vector<std::string>& source_frames(const void* pc) {
           break;
         }
         if (auto paren = s.find(" (discriminator"); paren != std::string::npos) s.erase(paren);
-        frames.push_back(s);
+        frames.push_back(real_file_of(s));
       }
     }
   }

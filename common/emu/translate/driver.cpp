@@ -27,6 +27,14 @@ std::string absolute_normal(const fs::path& p) {
   return a.lexically_normal().string();
 }
 
+// The real location of a file or folder that may not exist yet: symbolic links and `..` resolved
+// as far as the path exists, the rest normalised.
+fs::path real_path(const std::string& p) {
+  std::error_code ec;
+  fs::path r = fs::weakly_canonical(fs::absolute(p, ec), ec);
+  return ec ? fs::path(absolute_normal(p)) : r;
+}
+
 bool read_file(const std::string& path, std::string& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
@@ -91,13 +99,13 @@ struct SourceFile {
 
 }  // namespace
 
-std::string translated_header_name(const std::string& absolute_path) {
+std::string translated_header_name(const std::string& path) {
   std::uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across runs and machines
-  for (unsigned char c : absolute_path) {
+  for (unsigned char c : path) {
     h ^= c;
     h *= 1099511628211ull;
   }
-  const fs::path p(absolute_path);
+  const fs::path p(path);
   static const char* hex = "0123456789abcdef";
   std::string tag;
   for (int i = 15; i >= 0; --i) tag += hex[(h >> (4 * i)) & 0xF];
@@ -111,6 +119,16 @@ int run_translator(const DriverOptions& opt, std::ostream& err) {
       absolute_normal(opt.inc_dir.empty() ? fs::path(output).parent_path() / "inc" : fs::path(opt.inc_dir));
   std::vector<std::string> include_dirs;
   for (const auto& d : opt.include_dirs) include_dirs.push_back(absolute_normal(d));
+  // How the outputs name a file: absolute, or relative (--relative-to). Relative paths are taken
+  // between the files' real locations, since the compiler resolves `..` through symbolic links.
+  const bool relative = !opt.relative_to.empty();
+  const fs::path base = relative ? real_path(opt.relative_to) : fs::path();
+  auto named_from = [&](const std::string& path, const fs::path& from) -> std::string {
+    return relative ? real_path(path).lexically_relative(from).string() : path;
+  };
+  auto copy_of = [&](const std::string& path) {
+    return (fs::path(inc_dir) / translated_header_name(named_from(path, base))).string();
+  };
 
   // 1. Read everything reachable through resolvable quoted includes (once each: cycles are safe).
   std::map<std::string, SourceFile> files;
@@ -167,25 +185,27 @@ int run_translator(const DriverOptions& opt, std::ostream& err) {
     }
   }
 
-  // 3. Translate. Every resolved include of a translated (moved) file becomes an absolute path:
-  //    the translated copy when there is one, else the original.
+  // 3. Translate. Every resolved include of a translated (moved) file names the translated copy
+  //    when there is one, else the original: by absolute path, or (--relative-to) relative to the
+  //    folder of the copy that includes it, which the compiler searches first for a quoted include.
   std::map<std::string, std::string> outputs;  // file to write -> content
   for (const std::string& path : order) {
     const SourceFile& f = files[path];
     if (!f.translate) continue;
+    const std::string dest = path == input ? output : copy_of(path);
+    const fs::path dest_dir = relative ? real_path(fs::path(dest).parent_path().string()) : fs::path();
     TranslateOptions topt;
     topt.file_name = path;
     topt.rewrite_include = [&](const std::string& name) -> std::optional<std::string> {
       const auto it = f.includes.find(name);
       if (it == f.includes.end()) return std::nullopt;
       const SourceFile& target = files.at(it->second);
-      if (!target.translate) return target.path;
-      if (target.path == input) return output;  // a cycle back to the .cu itself
-      return (fs::path(inc_dir) / translated_header_name(target.path)).string();
+      if (!target.translate) return named_from(target.path, dest_dir);
+      if (target.path == input) return named_from(output, dest_dir);  // a cycle back to the .cu itself
+      return named_from(copy_of(target.path), dest_dir);
     };
     const std::string body = translate_source(f.text, topt, diag);
-    const std::string dest = path == input ? output : (fs::path(inc_dir) / translated_header_name(path)).string();
-    outputs[dest] = line_directive(path) + body;
+    outputs[dest] = line_directive(named_from(path, base)) + body;
   }
   if (!diag.ok()) {
     diag.print(err);
@@ -214,9 +234,11 @@ int run_translator(const DriverOptions& opt, std::ostream& err) {
 
 int translator_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   const char* usage = "usage: scanlab-emu-translate INPUT.cu -o OUTPUT.cpp [--inc-dir DIR] [--depfile FILE]\n"
-                      "                             [-I DIR]... [--translate-all-headers]\n"
+                      "                             [-I DIR]... [--translate-all-headers] [--relative-to DIR]\n"
                       "Rewrites CUDA launches (<<<>>>) and __shared__ declarations so that g++ can compile the\n"
-                      "file for the scanlab CPU SIMT emulator; quoted includes are translated too.\n";
+                      "file for the scanlab CPU SIMT emulator; quoted includes are translated too.\n"
+                      "--relative-to DIR: name files relative to DIR, the compiler's working folder, instead\n"
+                      "of by absolute path (the outputs are then the same in two checkouts).\n";
   DriverOptions opt;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -245,6 +267,8 @@ int translator_main(int argc, const char* const* argv, std::ostream& out, std::o
       opt.include_dirs.push_back(a.substr(2));
     } else if (a == "--translate-all-headers") {
       opt.translate_all_headers = true;
+    } else if (a == "--relative-to") {
+      if (!value(opt.relative_to)) return 2;
     } else if (!a.empty() && a[0] == '-') {
       err << "scanlab-emu-translate: error: unknown option " << a << '\n' << usage;
       return 2;

@@ -69,17 +69,26 @@ struct DriverOptions {
   // from its original location (by absolute path), so a header reached both through the translator
   // and through a plain -I path is still one file to `#pragma once`.
   bool translate_all_headers = false;
+  // The folder the compiler runs in (ninja: the build folder). When set, the outputs name files by
+  // relative paths: `#line` relative to this folder (what __FILE__ and the line tables hold), an
+  // include relative to the including copy's folder, and a copy's name hashes its original's path
+  // relative to this folder. The same tree translated in two checkouts then gives the same bytes,
+  // so that a compiler cache shared between them hits (the release test builds the lab twice).
+  // Empty: absolute paths.
+  std::string relative_to;
 };
 
-// The stable file name (no directory) a header's translated copy gets in inc_dir.
-std::string translated_header_name(const std::string& absolute_path);
+// The stable file name (no directory) a header's translated copy gets in inc_dir: its stem, a hash
+// of `path` (absolute, or relative to DriverOptions::relative_to), its extension.
+std::string translated_header_name(const std::string& path);
 
 // Translates options.input and the quoted headers it reaches; writes only files whose content changed.
 // Returns 0 on success, 1 on any error (reported on `err`).
 int run_translator(const DriverOptions& options, std::ostream& err);
 
 // The command line: INPUT.cu -o OUTPUT.cpp [--inc-dir DIR] [--depfile FILE] [-I DIR | -IDIR]...
-//                   [--translate-all-headers]. Returns the process exit code (2 for usage errors).
+//                   [--translate-all-headers] [--relative-to DIR]. Returns the process exit code
+//                   (2 for usage errors).
 int translator_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace scanlab::emu
