@@ -27,6 +27,7 @@
 
 #include "scanlab/cli.hpp"
 
+#include "build_facts.hpp"
 #include "diagrams.hpp"
 #include "dot.hpp"
 #include "lookback_snapshots.hpp"
@@ -120,7 +121,7 @@ std::string shell_quote(const std::string& s) {
 
 // Runs a program of the emulator build (or --program); prints the command first, like lab does.
 void run_program(const std::string& program, const std::vector<std::string>& args, const Options& o) {
-  const std::string path = o.program.empty() ? std::string(SCANLAB_VIZ_EMU_BIN_DIR) + "/" + program : o.program;
+  const std::string path = o.program.empty() ? std::string(scanlab::viz::emu_bin_dir()) + "/" + program : o.program;
   if (!fs::exists(path)) {
     throw std::runtime_error("'" + path + "' is not built (cmake --build --preset cpu --target " + program + "_emu)");
   }
@@ -399,7 +400,7 @@ int main(int argc, char** argv) {
   auto* solution = app.add_flag("--solution", o.solution,
                                 "draw the reference solution's run (default: your exercise's, built from exercises/)");
   // Not offered where there is no reference solution (a student's repository): there it only refuses.
-  if (!scanlab::viz::kHaveSolutions) solution->group("");
+  if (!scanlab::viz::have_solutions()) solution->group("");
   scanlab::run_cli(app, argc, argv);  // exit code 2 on a bad argument, as the chapter programs
   o.n_given = app.count("--n") > 0;
   o.algorithm_given = app.count("--algorithm") > 0;
@@ -412,7 +413,7 @@ int main(int argc, char** argv) {
     }
     char nn_text[8];
     std::snprintf(nn_text, sizeof nn_text, "%02d", nn);
-    const std::string out = o.out.empty() ? std::string(SCANLAB_VIZ_SOURCE_DIR) + "/build/viz/" + nn_text : o.out;
+    const std::string out = o.out.empty() ? std::string(scanlab::viz::source_dir()) + "/build/viz/" + nn_text : o.out;
     fs::create_directories(out);
     switch (nn) {
       case 1: chapter01(o, out); break;
