@@ -8,6 +8,7 @@ import math
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -385,17 +386,21 @@ def gpu_present() -> bool:
 
 
 def replay_command(a: argparse.Namespace, seed: int, exercises: Optional[str]) -> str:
-    parts = ["./lab grade"]
+    """The command that grades the same code the same way again: a shell line, each word quoted
+    where it needs it (a student's folder may hold spaces or quotes; a test case's name does)."""
+    parts = ["./lab", "grade"]
     if exercises:
         parts += ["--exercises", exercises]
     if a.chapters:
         parts += ["--chapters", a.chapters]
+    for name in a.tests or []:
+        parts += ["--test", name]
     if a.gpu:
         parts.append("--gpu")
     elif a.orders != DEFAULT_ORDERS.split(","):
         parts += ["--orders", ",".join(a.orders)]
     parts += ["--seed", str(seed)]
-    return " ".join(parts)
+    return shlex.join(parts)
 
 
 def safe_file_name(name: str) -> str:

@@ -7,6 +7,7 @@
 import csv
 import json
 import os
+import shlex
 import stat
 import sys
 import tempfile
@@ -30,7 +31,7 @@ from scanlab_grade.build import RunnerCache, stage_files  # noqa: E402
 from scanlab_grade.doctest_run import GradeError  # noqa: E402
 from scanlab_grade.runner_store import RunnerStore  # noqa: E402
 from scanlab_grade.chapters import Chapter, declared_tests, points_of, select_chapters  # noqa: E402
-from scanlab_grade.cli import parse_args, safe_file_name  # noqa: E402
+from scanlab_grade.cli import parse_args, replay_command, safe_file_name  # noqa: E402
 from scanlab_grade.doctest_run import DoctestXmlReader, TestResult, list_tests, run_tests, test_case_filter  # noqa: E402
 from scanlab_grade.report import IN_PART, ChapterResult, Grade, csv_cell, render, write_csv  # noqa: E402
 from scanlab_grade import sandbox as sandboxing  # noqa: E402
@@ -294,6 +295,31 @@ class Options(unittest.TestCase):
         self.assertEqual(parse_args(["--chapters", "08", "11", "--seed", "1"]).chapters, "08,11")
         self.assertIsNone(parse_args([]).chapters)
         self.refused("--chapters")
+
+
+class Replay(unittest.TestCase):
+    """A report's replay line runs the same grade again, pasted into a shell as it is."""
+
+    def words(self, line):
+        return shlex.split(line)
+
+    def test_plain(self):
+        a = parse_args(["--chapters", "08", "--seed", "5"])
+        self.assertEqual(replay_command(a, 5, None), "./lab grade --chapters 08 --seed 5")
+
+    def test_folder_and_test_names_are_quoted(self):
+        with tempfile.TemporaryDirectory() as d:
+            folder = Path(d) / "Ann O'Neil $HOME"
+            folder.mkdir()
+            a = parse_args(["--exercises", str(folder), "--chapters", "08", "--test", "split, stably (n = 3)",
+                            "--test", "it's odd", "--orders", "reverse"])
+            line = replay_command(a, 7, str(folder))
+            self.assertEqual(self.words(line), ["./lab", "grade", "--exercises", str(folder), "--chapters", "08",
+                                                "--test", "split, stably (n = 3)", "--test", "it's odd",
+                                                "--orders", "reverse", "--seed", "7"])
+            replayed = parse_args(self.words(line)[2:])
+            self.assertEqual((replayed.exercises, replayed.tests, replayed.orders, replayed.seed),
+                             (a.exercises, a.tests, a.orders, 7))
 
 
 class Staging(unittest.TestCase):
