@@ -622,23 +622,21 @@ __global__ void __launch_bounds__(Shape::BLOCK_THREADS)
   };
   Key keys[ITEMS];
   Value values[kPairs ? ITEMS : 1];
+  // A lane's keys (and values) from `from_keys`: the input for the first pass, for each later one
+  // the tile in the order the pass before left it. (Called with each source, not with a pointer
+  // chosen at run time, so that the compiler still sees which loads are of shared memory.)
+  auto load_items = [&](const Key* from_keys, const Value* from_values) {
 #pragma unroll
-  for (int j = 0; j < ITEMS; ++j) {
-    if (in_input(j)) {
-      keys[j] = keys_in[at(j)];
-      if constexpr (kPairs) values[j] = values_in[at(j)];
-    }
-  }
-  for (int pass = 0; pass < RadixKey<Key>::kPasses; ++pass) {
-    if (pass > 0) {  // the keys in the order the pass before left them
-#pragma unroll
-      for (int j = 0; j < ITEMS; ++j) {
-        if (in_input(j)) {
-          keys[j] = s.keys[at(j)];
-          if constexpr (kPairs) values[j] = s.values[at(j)];
-        }
+    for (int j = 0; j < ITEMS; ++j) {
+      if (in_input(j)) {
+        keys[j] = from_keys[at(j)];
+        if constexpr (kPairs) values[j] = from_values[at(j)];
       }
     }
+  };
+  load_items(keys_in, values_in);
+  for (int pass = 0; pass < RadixKey<Key>::kPasses; ++pass) {
+    if (pass > 0) load_items(s.keys, s.values);
     clear_warp_counters<Shape>(s.warp_counts, s.warp_match);
     __syncthreads();  // the counters are zero; every key and value of the pass before is read
     auto digit = [&](int j) {
