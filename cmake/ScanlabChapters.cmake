@@ -127,7 +127,8 @@ function(scanlab_add_chapter nn slug)
     foreach(backend IN LISTS backends)
       string(TOUPPER ${backend} B)
       scanlab_add_program(${exe} SOURCES ${chapter_dir}/main.cu ${C_${B}_SOURCES}
-                          INCLUDE_DIRS ${impl_dir} ${chapter_dir} LIBRARIES ${C_${B}_LIBRARIES} BACKENDS ${backend})
+                          INCLUDE_DIRS ${impl_dir} ${chapter_dir} LIBRARIES scanlab_driver ${C_${B}_LIBRARIES}
+                          BACKENDS ${backend})
       if(C_${B}_DEFINITIONS AND TARGET ${exe}_${backend})
         target_compile_definitions(${exe}_${backend} PRIVATE ${C_${B}_DEFINITIONS})
       endif()

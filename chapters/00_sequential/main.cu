@@ -7,7 +7,6 @@
 //   ch00_sequential_solution                     100000 int32, inclusive sum
 //   ch00_sequential_solution -n 2^20 --exclusive --type float
 //   ch00_sequential_solution --op affine         non-commutative: affine maps over uint32
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -18,7 +17,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -112,19 +111,19 @@ int run(const Config& cfg, Op op) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 00: sequential scan on the host and on one GPU thread", "ch00_sequential"};
+  scanlab::CommandLine cli{"Chapter 00: sequential scan on the host and on one GPU thread", "ch00_sequential"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, kDefaultN);
+  scanlab::add_common_options(cli, cfg.common, kDefaultN);
   scanlab::ScanKindFlags kind_flags;
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::inclusive);
-  scanlab::add_element_options(app, cfg.type, cfg.op);
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::inclusive);
+  scanlab::add_element_options(cli, cfg.type, cfg.op);
+  cli.parse(argc, argv);
   cfg.kind = kind_flags.kind();
   if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
-    return scanlab::usage_error(app, error);
+    return cli.usage_error(error);
   }
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 00: one loop carries the running prefix, out[i] = out[i-1] op in[i]: "
                    "O(n) work, the baseline\nevery parallel scan is checked and measured against. "

@@ -9,7 +9,6 @@
 //   ch01_hillis_steele_solution -n 1000 --exclusive --op affine
 //   ch01_hillis_steele_solution -n 2^24 --tile 1024   independent 1024-element tiles
 //   ch01_hillis_steele_solution --racy            the single-buffer version, going wrong
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -20,7 +19,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -171,37 +170,38 @@ int run(const Config& cfg, Op op) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 01: Hillis-Steele scan in one thread block (double-buffered)", "ch01_hillis_steele"};
+  scanlab::CommandLine cli{"Chapter 01: Hillis-Steele scan in one thread block (double-buffered)",
+                           "ch01_hillis_steele"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, kDefaultN);
+  scanlab::add_common_options(cli, cfg.common, kDefaultN);
   scanlab::ScanKindFlags kind_flags;
   bool racy_flag = false;
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::inclusive);
-  scanlab::add_element_options(app, cfg.type, cfg.op);
-  auto* tile_opt = app.add_option("--tile", cfg.tile,
-                                  "scan independent tiles of this many elements (1..1024), any n; "
-                                  "inclusive only")
-                       ->check(CLI::Range(1, ch01::kMaxBlockScan));
-  auto* racy_opt =
-      app.add_flag("--racy", racy_flag, "run the single-buffer (in-place) version that races, and watch it fail");
-  racy_opt->excludes(tile_opt);
-  racy_opt->excludes(kind_flags.exclusive_option);
-  tile_opt->excludes(kind_flags.exclusive_option);
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::inclusive);
+  scanlab::add_element_options(cli, cfg.type, cfg.op);
+  scanlab::Option tile_opt = cli.option("--tile", cfg.tile,
+                                        "scan independent tiles of this many elements (1..1024), any n; "
+                                        "inclusive only")
+                                 .range(1, ch01::kMaxBlockScan);
+  scanlab::Option racy_opt =
+      cli.flag("--racy", racy_flag, "run the single-buffer (in-place) version that races, and watch it fail");
+  racy_opt.excludes(tile_opt);
+  racy_opt.excludes(*kind_flags.exclusive_option);
+  tile_opt.excludes(*kind_flags.exclusive_option);
+  cli.parse(argc, argv);
 
   cfg.kind = kind_flags.kind();
-  cfg.variant = racy_flag ? Variant::racy : (*tile_opt ? Variant::tiles : Variant::block);
+  cfg.variant = racy_flag ? Variant::racy : (tile_opt.given() ? Variant::tiles : Variant::block);
   if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
-    return scanlab::usage_error(app, error);
+    return cli.usage_error(error);
   }
   if (cfg.variant != Variant::tiles && cfg.common.n > static_cast<std::uint64_t>(ch01::kMaxBlockScan)) {
-    return scanlab::usage_error(app, "n = " + std::to_string(cfg.common.n) + " is more than one block scans (at most " +
-                                         std::to_string(ch01::kMaxBlockScan) +
-                                         " elements, one per thread). Use --tile 1024 to scan independent tiles of any "
-                                         "length; chapter 05 scans long arrays as a whole.");
+    return cli.usage_error("n = " + std::to_string(cfg.common.n) + " is more than one block scans (at most " +
+                           std::to_string(ch01::kMaxBlockScan) +
+                           " elements, one per thread). Use --tile 1024 to scan independent tiles of any "
+                           "length; chapter 05 scans long arrays as a whole.");
   }
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 01: Hillis-Steele scan. In each step every element combines the one "
                    "`offset` places to its left\ninto itself, offset = 1, 2, 4, ...: one block scans n "

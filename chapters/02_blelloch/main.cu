@@ -12,7 +12,6 @@
 //   ch02_blelloch_solution --input 3,1,7,0,4,1,6,3 --trace t.jsonl
 //                                                the shared array after every level (lab viz 02;
 //                                                the emulator's build is a traced build)
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -28,7 +27,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -202,34 +201,36 @@ std::vector<std::int32_t> parse_input_list(const std::string& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 02: work-efficient (Blelloch) scan of one tile in one thread block", "ch02_blelloch"};
+  scanlab::CommandLine cli{"Chapter 02: work-efficient (Blelloch) scan of one tile in one thread block",
+                           "ch02_blelloch"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, kDefaultN);
+  scanlab::add_common_options(cli, cfg.common, kDefaultN);
   scanlab::ScanKindFlags kind_flags;
   std::string input_text;
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
-  scanlab::add_element_options(app, cfg.type, cfg.op);
-  auto* input_opt = app.add_option("--input", input_text,
-                                   "scan these int32 values (comma-separated, e.g. 3,1,7,0,4,1,6,3) "
-                                   "instead of random ones; sets n");
-  auto* tiles_opt = app.add_flag("--tiles", cfg.tiles, "scan independent tiles (one block each) of any n: throughput");
-  auto* tile_opt =
-      app.add_option("--tile", cfg.tile, "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
-          ->check(CLI::Range(2, ch02::kMaxBlockScan))
-          ->capture_default_str();
-  auto* trace_opt = app.add_option("--trace", cfg.trace,
-                                   "write the shared array after every level to this JSON-lines file "
-                                   "(traced builds: the emulator's, and ch02_blelloch_solution_traced on a GPU)");
-  input_opt->excludes(tiles_opt);
-  input_opt->excludes(tile_opt);
-  trace_opt->excludes(tiles_opt);
-  trace_opt->excludes(tile_opt);
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::exclusive);
+  scanlab::add_element_options(cli, cfg.type, cfg.op);
+  scanlab::Option input_opt = cli.option("--input", input_text,
+                                         "scan these int32 values (comma-separated, e.g. 3,1,7,0,4,1,6,3) "
+                                         "instead of random ones; sets n");
+  scanlab::Option tiles_opt =
+      cli.flag("--tiles", cfg.tiles, "scan independent tiles (one block each) of any n: throughput");
+  scanlab::Option tile_opt =
+      cli.option("--tile", cfg.tile, "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
+          .range(2, ch02::kMaxBlockScan)
+          .show_default();
+  scanlab::Option trace_opt = cli.option("--trace", cfg.trace,
+                                         "write the shared array after every level to this JSON-lines file "
+                                         "(traced builds: the emulator's, and ch02_blelloch_solution_traced on a GPU)");
+  input_opt.excludes(tiles_opt);
+  input_opt.excludes(tile_opt);
+  trace_opt.excludes(tiles_opt);
+  trace_opt.excludes(tile_opt);
+  cli.parse(argc, argv);
 
   cfg.kind = kind_flags.kind();
-  if (*tile_opt) cfg.tiles = true;
+  if (tile_opt.given()) cfg.tiles = true;
   auto usage_error = [&](const std::string& message) {
-    return scanlab::usage_error(app, message);
+    return cli.usage_error(message);
   };
   if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
@@ -257,7 +258,7 @@ int main(int argc, char** argv) {
                        "ch02_blelloch_solution_traced on a GPU");
   }
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 02: Blelloch scan. An up-sweep builds partial sums in a tree over the "
                    "tile, a down-sweep\nturns them into exclusive prefixes: O(n) work in 2 log2 n "

@@ -11,7 +11,6 @@
 //   ch03_bank_conflicts_solution -n 2^24 --tiles  independent 1024-element tiles (throughput)
 //   ch03_bank_conflicts_solution --bank-report b.jsonl   the table and index-to-bank maps as
 //                                                 JSON lines (lab viz 03 draws them)
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -31,7 +30,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -379,31 +378,32 @@ int run(const Config& cfg, Op op) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 03: Blelloch scan without shared-memory bank conflicts", "ch03_bank_conflicts"};
+  scanlab::CommandLine cli{"Chapter 03: Blelloch scan without shared-memory bank conflicts", "ch03_bank_conflicts"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, kDefaultN);
+  scanlab::add_common_options(cli, cfg.common, kDefaultN);
   scanlab::ScanKindFlags kind_flags;
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
-  scanlab::add_element_options(app, cfg.type, cfg.op);
-  app.add_option("--layout", cfg.layout, "shared-memory layout: padded (this chapter) or unpadded (chapter 02's)")
-      ->check(CLI::IsMember({"padded", "unpadded"}))
-      ->capture_default_str();
-  auto* tiles_opt = app.add_flag("--tiles", cfg.tiles, "scan independent tiles (one block each) of any n: throughput");
-  auto* tile_opt =
-      app.add_option("--tile", cfg.tile, "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
-          ->check(CLI::Range(2, ch03::kMaxBlockScan))
-          ->capture_default_str();
-  auto* report_opt = app.add_option("--bank-report", cfg.bank_report,
-                                    "emulator only: write the per-level bank table and warp 0's "
-                                    "index-to-bank maps to this JSON-lines file (lab viz 03)");
-  report_opt->excludes(tiles_opt);
-  report_opt->excludes(tile_opt);
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::exclusive);
+  scanlab::add_element_options(cli, cfg.type, cfg.op);
+  cli.option("--layout", cfg.layout, "shared-memory layout: padded (this chapter) or unpadded (chapter 02's)")
+      .one_of({"padded", "unpadded"})
+      .show_default();
+  scanlab::Option tiles_opt =
+      cli.flag("--tiles", cfg.tiles, "scan independent tiles (one block each) of any n: throughput");
+  scanlab::Option tile_opt =
+      cli.option("--tile", cfg.tile, "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
+          .range(2, ch03::kMaxBlockScan)
+          .show_default();
+  scanlab::Option report_opt = cli.option("--bank-report", cfg.bank_report,
+                                          "emulator only: write the per-level bank table and warp 0's "
+                                          "index-to-bank maps to this JSON-lines file (lab viz 03)");
+  report_opt.excludes(tiles_opt);
+  report_opt.excludes(tile_opt);
+  cli.parse(argc, argv);
 
   cfg.kind = kind_flags.kind();
-  if (*tile_opt) cfg.tiles = true;
+  if (tile_opt.given()) cfg.tiles = true;
   auto usage_error = [&](const std::string& message) {
-    return scanlab::usage_error(app, message);
+    return cli.usage_error(message);
   };
   if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
@@ -420,7 +420,7 @@ int main(int argc, char** argv) {
                        "ncu's l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld/st counters say the same");
   }
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 03: Blelloch scan with conflict-free shared indexing. Element i lives in "
                    "slot i + i/32 + i/1024,\nso the tree's power-of-two strides no longer map a "

@@ -11,7 +11,6 @@
 //   ch04_warp_and_registers_solution --variant block       tiles of 1024, one value per thread
 //   ch04_warp_and_registers_solution --tile 8192 --exclusive --op affine
 //   ch04_warp_and_registers_solution --in-place            output over the input
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -22,7 +21,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -123,36 +122,36 @@ int run(const Config& cfg, Op op) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 04: warp-shuffle scans, block scans from warp scans, items per thread",
-               "ch04_warp_and_registers"};
+  scanlab::CommandLine cli{"Chapter 04: warp-shuffle scans, block scans from warp scans, items per thread",
+                           "ch04_warp_and_registers"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, kDefaultN);
+  scanlab::add_common_options(cli, cfg.common, kDefaultN);
   scanlab::ScanKindFlags kind_flags;
   std::string variant = "items";
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::inclusive);
-  app.add_option("--variant", variant,
-                 "warp: tiles of 32, one per warp; block: tiles of 1024, one value per thread; "
-                 "items: tiles of --tile, several values per thread")
-      ->check(CLI::IsMember({"warp", "block", "items"}))
-      ->capture_default_str();
-  auto* tile_opt = app.add_option("--tile", cfg.tile,
-                                  "tile of the items variant: 1024 (128 threads x 8), 2048 (256 x 8), "
-                                  "4096 (256 x 16) or 8192 (512 x 16)")
-                       ->check(CLI::IsMember({1024, 2048, 4096, 8192}))
-                       ->capture_default_str();
-  scanlab::add_element_options(app, cfg.type, cfg.op);
-  app.add_flag("--in-place", cfg.in_place, "write the result over the input");
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::inclusive);
+  cli.option("--variant", variant,
+             "warp: tiles of 32, one per warp; block: tiles of 1024, one value per thread; "
+             "items: tiles of --tile, several values per thread")
+      .one_of({"warp", "block", "items"})
+      .show_default();
+  scanlab::Option tile_opt = cli.option("--tile", cfg.tile,
+                                        "tile of the items variant: 1024 (128 threads x 8), 2048 (256 x 8), "
+                                        "4096 (256 x 16) or 8192 (512 x 16)")
+                                 .one_of({1024, 2048, 4096, 8192})
+                                 .show_default();
+  scanlab::add_element_options(cli, cfg.type, cfg.op);
+  cli.flag("--in-place", cfg.in_place, "write the result over the input");
+  cli.parse(argc, argv);
 
   cfg.kind = kind_flags.kind();
   cfg.variant = variant == "warp" ? Variant::warp : variant == "block" ? Variant::block : Variant::items;
   auto usage_error = [&](const std::string& message) {
-    return scanlab::usage_error(app, message);
+    return cli.usage_error(message);
   };
   if (const std::string error = scanlab::element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
   }
-  if (*tile_opt && cfg.variant != Variant::items) {
+  if (tile_opt.given() && cfg.variant != Variant::items) {
     return usage_error("--tile sets the items variant's tile; the warp variant scans tiles of 32 and the "
                        "block variant tiles of 1024");
   }
@@ -163,7 +162,7 @@ int main(int argc, char** argv) {
     return usage_error("n = " + std::to_string(cfg.common.n) + " is more than this driver handles (2^30)");
   }
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 04: warp-shuffle scans. A warp scans 32 values in 5 shuffle steps (Kogge-Stone);\n"
                    "a block scans its warps' totals with one more warp scan; with several values per "

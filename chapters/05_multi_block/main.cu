@@ -11,7 +11,6 @@
 //   ch05_multi_block_solution --op affine --tile 32             non-commutative, many blocks
 //   ch05_multi_block_solution --type int32 --sum-type int64 --n 2147483653    (GPU: n > 2^31)
 //   ch05_multi_block_solution --n 200 --trace t.jsonl   (traced on the emulator; the visualizer)
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -26,7 +25,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -262,50 +261,49 @@ int dispatch(const Config& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 05: multi-block scan of any length (scan-then-propagate, reduce-then-scan)",
-               "ch05_multi_block"};
+  scanlab::CommandLine cli{"Chapter 05: multi-block scan of any length (scan-then-propagate, reduce-then-scan)",
+                           "ch05_multi_block"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, kDefaultN);
+  scanlab::add_common_options(cli, cfg.common, kDefaultN);
   scanlab::ScanKindFlags kind_flags;
   std::string algorithm = "reduce-then-scan";
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::inclusive);
-  app.add_option("--algorithm", algorithm,
-                 "scan-then-propagate: scan tiles, scan the block sums (recursively), add them (~4n "
-                 "global traffic); reduce-then-scan: reduce ranges, scan the spine, scan ranges (~3n)")
-      ->check(CLI::IsMember({"scan-then-propagate", "reduce-then-scan"}))
-      ->capture_default_str();
-  auto* tile_opt = app.add_option("--tile", cfg.tile,
-                                  "items per tile: 4096 (256 threads x 16) or 32 (one warp x 1: many "
-                                  "blocks, deep recursion, small pictures)")
-                       ->check(CLI::IsMember({32, 4096}))
-                       ->capture_default_str();
-  app.add_option("--type", cfg.type, "input element type")
-      ->check(CLI::IsMember({"int32", "uint32", "int64", "uint64", "float"}))
-      ->capture_default_str();
-  app.add_option("--sum-type", cfg.sum_type,
-                 "type of the sums (default: the input type): int64 for int32 input, uint64 for uint32")
-      ->check(CLI::IsMember({"int32", "uint32", "int64", "uint64", "float"}));
-  app.add_option("--op", cfg.op,
-                 "operator: plus, max (int32, float), or affine (composition of affine maps over uint32)")
-      ->check(CLI::IsMember({"plus", "max", "affine"}))
-      ->capture_default_str();
-  app.add_flag("--in-place", cfg.in_place, "write the result over the input (needs sum type == input type)");
-  app.add_flag("--allow-wrap", cfg.allow_wrap,
-               "allow 32-bit integer sums that can exceed their range (they wrap around, and the check "
-               "expects the same wrapped values)");
-  app.add_option("--max-blocks", cfg.max_blocks,
-                 "reduce-then-scan: use at most this many blocks (0: as many as fill the device)")
-      ->capture_default_str();
-  app.add_option("--trace", cfg.trace,
-                 "write a trace of block sums, spine and uniform adds to this file "
-                 "(traced builds: the emulator's, and ch05_multi_block_solution_traced on a GPU)");
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::inclusive);
+  cli.option("--algorithm", algorithm,
+             "scan-then-propagate: scan tiles, scan the block sums (recursively), add them (~4n "
+             "global traffic); reduce-then-scan: reduce ranges, scan the spine, scan ranges (~3n)")
+      .one_of({"scan-then-propagate", "reduce-then-scan"})
+      .show_default();
+  scanlab::Option tile_opt = cli.option("--tile", cfg.tile,
+                                        "items per tile: 4096 (256 threads x 16) or 32 (one warp x 1: many "
+                                        "blocks, deep recursion, small pictures)")
+                                 .one_of({32, 4096})
+                                 .show_default();
+  cli.option("--type", cfg.type, "input element type")
+      .one_of({"int32", "uint32", "int64", "uint64", "float"})
+      .show_default();
+  cli.option("--sum-type", cfg.sum_type,
+             "type of the sums (default: the input type): int64 for int32 input, uint64 for uint32")
+      .one_of({"int32", "uint32", "int64", "uint64", "float"});
+  cli.option("--op", cfg.op, "operator: plus, max (int32, float), or affine (composition of affine maps over uint32)")
+      .one_of({"plus", "max", "affine"})
+      .show_default();
+  cli.flag("--in-place", cfg.in_place, "write the result over the input (needs sum type == input type)");
+  cli.flag("--allow-wrap", cfg.allow_wrap,
+           "allow 32-bit integer sums that can exceed their range (they wrap around, and the check "
+           "expects the same wrapped values)");
+  cli.option("--max-blocks", cfg.max_blocks,
+             "reduce-then-scan: use at most this many blocks (0: as many as fill the device)")
+      .show_default();
+  cli.option("--trace", cfg.trace,
+             "write a trace of block sums, spine and uniform adds to this file "
+             "(traced builds: the emulator's, and ch05_multi_block_solution_traced on a GPU)");
+  cli.parse(argc, argv);
 
   cfg.kind = kind_flags.kind();
   cfg.algorithm = algorithm == "scan-then-propagate" ? Algorithm::scan_then_propagate : Algorithm::reduce_then_scan;
   if (cfg.sum_type.empty()) cfg.sum_type = cfg.op == "affine" ? "uint32" : cfg.type;
   auto usage_error = [&](const std::string& message) {
-    return scanlab::usage_error(app, message);
+    return cli.usage_error(message);
   };
 
   // Combinations this driver offers.
@@ -327,7 +325,7 @@ int main(int argc, char** argv) {
     if (!scanlab::trace_enabled()) {
       return usage_error("--trace needs a traced build: the emulator's, or ch05_multi_block_solution_traced on a GPU");
     }
-    if (!*tile_opt) cfg.tile = 32;
+    if (!tile_opt.given()) cfg.tile = 32;
     if (cfg.common.n > kTraceMaxN) {
       return usage_error("a traced run records every tile; keep n <= " + std::to_string(kTraceMaxN) +
                          " (with --tile 32, n = 100..1100 gives two or three levels)");
@@ -358,7 +356,7 @@ int main(int argc, char** argv) {
                        "; use --tile 4096");
   }
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 05: a scan of any length across many blocks. Each block scans a tile; the\n"
                    "tiles' totals are scanned in turn and each tile gets everything to its left.\n"

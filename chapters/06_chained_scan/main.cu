@@ -9,7 +9,6 @@
 //   ch06_chained_scan_solution --schedules                   (emulator) every dispatch order
 //   ch06_chained_scan_solution --order blockidx --emu-schedule reverse --emu-resident 4
 //                                                            (emulator) tiles by blockIdx.x: deadlock
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -21,7 +20,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -124,20 +123,20 @@ int run(const Config& cfg, Op op) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 06: chained scan (single pass, a chain of tile prefixes)", "ch06_chained_scan"};
+  scanlab::CommandLine cli{"Chapter 06: chained scan (single pass, a chain of tile prefixes)", "ch06_chained_scan"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, 16777219);
+  scanlab::add_common_options(cli, cfg.common, 16777219);
   scanlab::ScanKindFlags kind_flags;
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
-  scanlab::add_single_pass_element_options(app, cfg.type, cfg.op);
-  scanlab::add_tile_order_option(app, cfg.order);
-  app.add_flag("--in-place", cfg.in_place, "scan in place (out == in)");
-  scanlab::add_emulator_schedule_options(app, cfg.emu);
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::exclusive);
+  scanlab::add_single_pass_element_options(cli, cfg.type, cfg.op);
+  scanlab::add_tile_order_option(cli, cfg.order);
+  cli.flag("--in-place", cfg.in_place, "scan in place (out == in)");
+  scanlab::add_emulator_schedule_options(cli, cfg.emu);
+  cli.parse(argc, argv);
   cfg.kind = kind_flags.kind();
 
   auto usage_error = [&](const std::string& message) {
-    return scanlab::usage_error(app, message);
+    return cli.usage_error(message);
   };
   if (const std::string error = scanlab::single_pass_element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
@@ -147,7 +146,7 @@ int main(int argc, char** argv) {
     return usage_error(error);
   }
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 06: chained scan. One pass, ~2n data movement; each tile waits for the inclusive prefix\n"
                    "of the tile before it and passes its own on, so prefixes travel one tile per message latency.\n"

@@ -13,7 +13,6 @@
 //                                                                (emulator) the deadlock, reported
 // Traced builds (the emulator's; on a GPU ch07_decoupled_lookback_solution_traced): --trace FILE
 // records the protocol; --fig6 replays the schedule of the paper's Fig. 6 on 8 small tiles.
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -27,7 +26,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -293,34 +292,34 @@ int run(const Config& cfg, Op op) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 07: single-pass scan with decoupled look-back", "ch07_decoupled_lookback"};
+  scanlab::CommandLine cli{"Chapter 07: single-pass scan with decoupled look-back", "ch07_decoupled_lookback"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, 16777219);
+  scanlab::add_common_options(cli, cfg.common, 16777219);
   scanlab::ScanKindFlags kind_flags;
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
-  scanlab::add_single_pass_element_options(app, cfg.type, cfg.op);
-  app.add_option("--variant", cfg.variant,
-                 "look-back: serial-fenced, serial-fused, warp-fenced, warp-fused (the book's steps; int32 sums)")
-      ->check(CLI::IsMember({"serial-fenced", "serial-fused", "warp-fenced", "warp-fused"}))
-      ->capture_default_str();
-  scanlab::add_tile_order_option(app, cfg.order);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::exclusive);
+  scanlab::add_single_pass_element_options(cli, cfg.type, cfg.op);
+  cli.option("--variant", cfg.variant,
+             "look-back: serial-fenced, serial-fused, warp-fenced, warp-fused (the book's steps; int32 sums)")
+      .one_of({"serial-fenced", "serial-fused", "warp-fenced", "warp-fused"})
+      .show_default();
+  scanlab::add_tile_order_option(cli, cfg.order);
   std::vector<std::string> tiles = {"small"};
   for (const std::string& shape : ch07::tuned_shapes()) tiles.push_back(shape);
-  scanlab::add_tunable_options(app, cfg.tunable, tiles,
+  scanlab::add_tunable_options(cli, cfg.tunable, tiles,
                                "tile shape: default (128 threads x 32), small (32 x 2; int32 sums), or THREADSxITEMS "
                                "(GPU builds; int and float sums)",
                                ch07::kDefaultPolls.first_ns, ch07::kDefaultPolls.every_ns);
-  app.add_flag("--in-place", cfg.in_place, "scan in place (out == in)");
-  scanlab::add_emulator_schedule_options(app, cfg.emu);
-  app.add_option("--trace", cfg.trace, "traced build: write the look-back protocol to this JSON-lines file");
-  app.add_flag("--fig6", cfg.fig6,
-               "traced build: 8 tiles of 64 elements summing to 2 each, replayed in the order of the paper's "
-               "Fig. 6 (serial look-back, fenced descriptors)");
-  scanlab::run_cli(app, argc, argv);
+  cli.flag("--in-place", cfg.in_place, "scan in place (out == in)");
+  scanlab::add_emulator_schedule_options(cli, cfg.emu);
+  cli.option("--trace", cfg.trace, "traced build: write the look-back protocol to this JSON-lines file");
+  cli.flag("--fig6", cfg.fig6,
+           "traced build: 8 tiles of 64 elements summing to 2 each, replayed in the order of the paper's "
+           "Fig. 6 (serial look-back, fenced descriptors)");
+  cli.parse(argc, argv);
   cfg.kind = kind_flags.kind();
 
   auto usage_error = [&](const std::string& message) {
-    return scanlab::usage_error(app, message);
+    return cli.usage_error(message);
   };
   if (const std::string error = scanlab::single_pass_element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
@@ -349,7 +348,7 @@ int main(int argc, char** argv) {
   if (cfg.fig6) scanlab_emu::options().resident = kFig6Tiles;  // every scripted tile must be resident
 #endif
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 07: decoupled look-back. Each tile publishes its aggregate at once, then combines its\n"
                    "predecessors' aggregates (nearest first) until it meets an inclusive prefix: one pass, ~2n data\n"

@@ -13,7 +13,6 @@
 //   ch08_stream_compaction_solution --single-pass --two-tile-from 0   the large-input kernel at any n
 //   ch08_stream_compaction_solution --type float --threshold 0.5 -n 1M
 //   ch08_stream_compaction_solution -n 30000 --trace t.jsonl   (traced on the emulator; the player)
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -29,7 +28,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -252,43 +251,43 @@ int run(const Config& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 08: stream compaction (select-if, partition-if)", "ch08_stream_compaction"};
+  scanlab::CommandLine cli{"Chapter 08: stream compaction (select-if, partition-if)", "ch08_stream_compaction"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, scanlab::on_emulator() ? (1u << 20) : (1u << 24));
-  app.add_option("--type", cfg.type, "element type")->check(CLI::IsMember({"int", "float"}))->capture_default_str();
-  app.add_option("--threshold", cfg.threshold,
-                 "keep the elements x > threshold (inputs are in [-100, 100] "
-                 "for int, [-1, 1) for float)")
-      ->capture_default_str();
-  auto* part = app.add_flag("--partition", cfg.partition,
-                            "partition: kept elements, then the rejected ones (reversed with --single-pass)");
-  auto* single = app.add_flag("--single-pass", cfg.single_pass,
-                              "one kernel: the count fused into the decoupled look-back scan (chapter 07)");
-  auto* inplace = app.add_flag("--in-place", cfg.in_place, "compact over the input (needs --single-pass)");
-  inplace->needs(single);
-  inplace->excludes(part);
-  auto* two_tile =
-      app.add_option("--two-tile-from", cfg.two_tile_from,
-                     "run the two-tile kernel from this many elements on (default: partition-if from " +
-                         std::to_string(ch08::kPartitionTwoTileFrom) + ", select-if from " +
-                         std::to_string(ch08::kSelectTwoTileFrom) + "; 0: at every size; needs --single-pass)");
-  two_tile->needs(single);
-  app.add_flag("--no-examples", cfg.skip_examples, "skip the two worked examples");
-  app.add_option("--trace", cfg.trace,
-                 "write a trace of each tile's scatter (where it writes, its count) to this file "
-                 "(traced builds: the emulator's, and ch08_stream_compaction_solution_traced on a GPU)");
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_common_options(cli, cfg.common, scanlab::on_emulator() ? (1u << 20) : (1u << 24));
+  cli.option("--type", cfg.type, "element type").one_of({"int", "float"}).show_default();
+  cli.option("--threshold", cfg.threshold,
+             "keep the elements x > threshold (inputs are in [-100, 100] "
+             "for int, [-1, 1) for float)")
+      .show_default();
+  scanlab::Option part = cli.flag("--partition", cfg.partition,
+                                  "partition: kept elements, then the rejected ones (reversed with --single-pass)");
+  scanlab::Option single = cli.flag("--single-pass", cfg.single_pass,
+                                    "one kernel: the count fused into the decoupled look-back scan (chapter 07)");
+  scanlab::Option inplace = cli.flag("--in-place", cfg.in_place, "compact over the input (needs --single-pass)");
+  inplace.needs(single);
+  inplace.excludes(part);
+  scanlab::Option two_tile =
+      cli.option("--two-tile-from", cfg.two_tile_from,
+                 "run the two-tile kernel from this many elements on (default: partition-if from " +
+                     std::to_string(ch08::kPartitionTwoTileFrom) + ", select-if from " +
+                     std::to_string(ch08::kSelectTwoTileFrom) + "; 0: at every size; needs --single-pass)");
+  two_tile.needs(single);
+  cli.flag("--no-examples", cfg.skip_examples, "skip the two worked examples");
+  cli.option("--trace", cfg.trace,
+             "write a trace of each tile's scatter (where it writes, its count) to this file "
+             "(traced builds: the emulator's, and ch08_stream_compaction_solution_traced on a GPU)");
+  cli.parse(argc, argv);
   if (!cfg.trace.empty()) {
     if (!scanlab::trace_enabled()) {
-      return scanlab::usage_error(
-          app, "--trace needs a traced build: the emulator's, or ch08_stream_compaction_solution_traced on a GPU");
+      return cli.usage_error(
+          "--trace needs a traced build: the emulator's, or ch08_stream_compaction_solution_traced on a GPU");
     }
-    if (cfg.single_pass) return scanlab::usage_error(app, "--trace records the three phases; leave out --single-pass");
+    if (cfg.single_pass) return cli.usage_error("--trace records the three phases; leave out --single-pass");
     if (cfg.common.n > kTraceMaxN) {
-      return scanlab::usage_error(app, "a traced run records every tile; keep n <= " + std::to_string(kTraceMaxN));
+      return cli.usage_error("a traced run records every tile; keep n <= " + std::to_string(kTraceMaxN));
     }
   }
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 08: stream compaction. Count the kept elements per tile "
                    "(__syncthreads_count), scan the counts,\nscatter with ranks from "

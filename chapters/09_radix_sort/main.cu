@@ -11,7 +11,6 @@
 //   ch09_radix_sort_solution --algorithm split      32 passes of the one-bit split
 //   ch09_radix_sort_solution --max-key 15           many equal keys: where stability shows
 //   ch09_radix_sort_solution --algorithm onesweep   one pass per 8-bit digit (--key-type int32, float, uint64)
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -28,7 +27,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -240,25 +239,26 @@ int run(const Config& cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 09: radix sort (split, LSD radix sort of uint32 keys and pairs)", "ch09_radix_sort"};
+  scanlab::CommandLine cli{"Chapter 09: radix sort (split, LSD radix sort of uint32 keys and pairs)",
+                           "ch09_radix_sort"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, scanlab::on_emulator() ? (1u << 18) : (1u << 24));
-  app.add_option("--algorithm", cfg.algorithm,
-                 "digits: 8 passes of 4-bit digits; split: 32 one-bit splits; onesweep: one pass per 8-bit digit")
-      ->check(CLI::IsMember({"digits", "split", "onesweep"}))
-      ->capture_default_str();
-  app.add_option("--key-type", cfg.key_type, "the keys' type (other than uint32: --algorithm onesweep)")
-      ->check(CLI::IsMember({"uint32", "int32", "float", "uint64"}))
-      ->capture_default_str();
-  app.add_flag("--keys-only", cfg.keys_only, "sort keys only (default: keys with their input positions as values)");
-  app.add_option("--max-key", cfg.max_key,
-                 "keys from r uniform in [0, max-key] (uint32: the keys are r; int32 and float: centred on 0); "
-                 "small values make many equal keys")
-      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{0xffffffffu}))
-      ->capture_default_str();
-  app.add_flag("--no-example", cfg.skip_example, "skip the worked split example");
-  scanlab::run_cli(app, argc, argv);
-  return scanlab::run_reporting_errors(app, [&] {
+  scanlab::add_common_options(cli, cfg.common, scanlab::on_emulator() ? (1u << 18) : (1u << 24));
+  cli.option("--algorithm", cfg.algorithm,
+             "digits: 8 passes of 4-bit digits; split: 32 one-bit splits; onesweep: one pass per 8-bit digit")
+      .one_of({"digits", "split", "onesweep"})
+      .show_default();
+  cli.option("--key-type", cfg.key_type, "the keys' type (other than uint32: --algorithm onesweep)")
+      .one_of({"uint32", "int32", "float", "uint64"})
+      .show_default();
+  cli.flag("--keys-only", cfg.keys_only, "sort keys only (default: keys with their input positions as values)");
+  cli.option("--max-key", cfg.max_key,
+             "keys from r uniform in [0, max-key] (uint32: the keys are r; int32 and float: centred on 0); "
+             "small values make many equal keys")
+      .range(std::uint64_t{0}, std::uint64_t{0xffffffffu})
+      .show_default();
+  cli.flag("--no-example", cfg.skip_example, "skip the worked split example");
+  cli.parse(argc, argv);
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 09: radix sort. split = one scan of the \"bit is 0\" flags; LSD radix sort = "
                    "one stable split\n(or one stable 4-bit digit pass) per digit, least significant first.\n"

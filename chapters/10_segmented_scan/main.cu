@@ -13,7 +13,6 @@
 //   ch10_segmented_scan_solution --exclusive --type float
 //   ch10_segmented_scan_solution --warp-only                the scan article's warp-only version, failing
 //   ch10_segmented_scan_solution --input photo.pgm --output blurred.pgm --max-radius 20
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -29,7 +28,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -305,33 +304,24 @@ bool run_image(const Config& cfg, nlohmann::json& report) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 10: segmented scan and summed-area tables", "ch10_segmented_scan"};
+  scanlab::CommandLine cli{"Chapter 10: segmented scan and summed-area tables", "ch10_segmented_scan"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, scanlab::on_emulator() ? (1u << 20) : (1u << 24));
-  app.add_option("--type", cfg.type, "element type of the segmented scan")
-      ->check(CLI::IsMember({"int", "float"}))
-      ->capture_default_str();
-  app.add_flag("--exclusive", cfg.exclusive, "exclusive segmented scan (the identity at each head)");
-  app.add_option("--mean-segment", cfg.mean_segment, "mean segment length (heads with probability 1/L)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_flag("--warp-only", cfg.warp_only, "run the scan article's warp-only segmented scan, and watch it fail");
-  app.add_option("--width", cfg.width, "width of the generated test image")
-      ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
-  app.add_option("--height", cfg.height, "height of the generated test image")
-      ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
-  app.add_option("--input", cfg.input, "filter this binary PGM (P5) image instead of the test card")
-      ->check(CLI::ExistingFile);
-  app.add_option("--output", cfg.output, "where to write the PGM (original | filtered)")->capture_default_str();
-  app.add_option("--max-radius", cfg.max_radius, "box radius at the top and bottom edges")
-      ->check(CLI::Range(0, 1000))
-      ->capture_default_str();
-  app.add_option("--focus-row", cfg.focus_row, "the sharp row (default: the middle)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--no-image", cfg.skip_image, "skip the summed-area table and the image");
-  scanlab::run_cli(app, argc, argv);
-  return scanlab::run_reporting_errors(app, [&] {
+  scanlab::add_common_options(cli, cfg.common, scanlab::on_emulator() ? (1u << 20) : (1u << 24));
+  cli.option("--type", cfg.type, "element type of the segmented scan").one_of({"int", "float"}).show_default();
+  cli.flag("--exclusive", cfg.exclusive, "exclusive segmented scan (the identity at each head)");
+  cli.option("--mean-segment", cfg.mean_segment, "mean segment length (heads with probability 1/L)")
+      .positive()
+      .show_default();
+  cli.flag("--warp-only", cfg.warp_only, "run the scan article's warp-only segmented scan, and watch it fail");
+  cli.option("--width", cfg.width, "width of the generated test image").range(1, 4096).show_default();
+  cli.option("--height", cfg.height, "height of the generated test image").range(1, 4096).show_default();
+  cli.option("--input", cfg.input, "filter this binary PGM (P5) image instead of the test card").existing_file();
+  cli.option("--output", cfg.output, "where to write the PGM (original | filtered)").show_default();
+  cli.option("--max-radius", cfg.max_radius, "box radius at the top and bottom edges").range(0, 1000).show_default();
+  cli.option("--focus-row", cfg.focus_row, "the sharp row (default: the middle)").non_negative();
+  cli.flag("--no-image", cfg.skip_image, "skip the summed-area table and the image");
+  cli.parse(argc, argv);
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 10: segmented scan = a scan of (value, head flag) pairs with the lifted operator;\n"
                    "summed-area table = row scans (a segmented scan), transpose, row scans, transpose.\n"

@@ -9,7 +9,6 @@
 //   ch11_async_copy_scan_solution --op affine --inclusive     a non-commutative operator
 //   ch11_async_copy_scan_solution --in-place                  out == in
 //   ch11_async_copy_scan_solution --schedules                 (emulator) every dispatch order
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -23,7 +22,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -169,32 +168,32 @@ int run(const Config& cfg, Op op) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chapter 11: a single-pass scan whose tiles are staged by asynchronous bulk copies",
-               "ch11_async_copy_scan"};
+  scanlab::CommandLine cli{"Chapter 11: a single-pass scan whose tiles are staged by asynchronous bulk copies",
+                           "ch11_async_copy_scan"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, 16777219);
+  scanlab::add_common_options(cli, cfg.common, 16777219);
   scanlab::ScanKindFlags kind_flags;
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
-  scanlab::add_single_pass_element_options(app, cfg.type, cfg.op);
-  app.add_flag("--in-place", cfg.in_place, "scan in place (out == in)");
-  scanlab::add_tunable_options(app, cfg.tunable, ch11::tuned_shapes(),
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::exclusive);
+  scanlab::add_single_pass_element_options(cli, cfg.type, cfg.op);
+  cli.flag("--in-place", cfg.in_place, "scan in place (out == in)");
+  scanlab::add_tunable_options(cli, cfg.tunable, ch11::tuned_shapes(),
                                "tile shape: default (128 threads x 16 items x 4 chunks) or THREADSxITEMSxCHUNKS (GPU "
                                "builds; int and float sums)",
                                ch11::kTwoTilePolls.first_ns, ch11::kTwoTilePolls.every_ns);
-  app.add_option("--staged-from", cfg.staged_from,
-                 "stage tiles in shared memory from this many elements up, and run chapter 07's kernel (tiles in "
-                 "registers) below, as the scan object does by itself from 8388608 (2^23): faster there (0: stage "
-                 "every size)")
-      ->capture_default_str();
-  app.add_flag("--one-tile", cfg.one_tile,
-               "stage with the chapter's first kernel, one tile per block, instead of two tiles per block with a "
-               "warp of their own for the look-back");
-  scanlab::add_emulator_schedule_options(app, cfg.emu);
-  scanlab::run_cli(app, argc, argv);
+  cli.option("--staged-from", cfg.staged_from,
+             "stage tiles in shared memory from this many elements up, and run chapter 07's kernel (tiles in "
+             "registers) below, as the scan object does by itself from 8388608 (2^23): faster there (0: stage "
+             "every size)")
+      .show_default();
+  cli.flag("--one-tile", cfg.one_tile,
+           "stage with the chapter's first kernel, one tile per block, instead of two tiles per block with a "
+           "warp of their own for the look-back");
+  scanlab::add_emulator_schedule_options(cli, cfg.emu);
+  cli.parse(argc, argv);
   cfg.kind = kind_flags.kind();
 
   auto usage_error = [&](const std::string& message) {
-    return scanlab::usage_error(app, message);
+    return cli.usage_error(message);
   };
   if (const std::string error = scanlab::single_pass_element_options_error(cfg.type, cfg.op); !error.empty()) {
     return usage_error(error);
@@ -203,7 +202,7 @@ int main(int argc, char** argv) {
     return usage_error(error);
   }
 
-  return scanlab::run_reporting_errors(app, [&] {
+  return scanlab::run_reporting_errors(cli, [&] {
     if (!cfg.common.quiet) {
       std::cout << "Chapter 11: asynchronous-copy scan. Chapter 07's single pass (~2n data movement), each tile\n"
                    "brought into shared memory by bulk copies, so its bytes are in flight without registers.\n"

@@ -13,7 +13,6 @@
 // GPU build (one process per GPU, Communicator = NCCL; the program starts its ranks itself):
 //   ch12_multi_gpu_scan_solution --ranks 2 -n 2^30 --in-place
 //   ch12_multi_gpu_scan_solution --form scan-then-add --op affine --inclusive
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -30,7 +29,7 @@
 #include <vector>
 
 #include <scanlab/chapter_driver.hpp>
-#include <scanlab/cli.hpp>
+#include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
 #include <scanlab/device_buffer.hpp>
 #include <scanlab/device_info.hpp>
@@ -283,34 +282,34 @@ int main(int argc, char** argv) {
   // Before the command line: MPI_Init may take its own arguments out of argv.
   std::unique_ptr<ch12::Communicator> mpi = ch12::make_mpi_communicator(&argc, &argv);
 #endif
-  CLI::App app{"Chapter 12: scan across devices, one process (rank) per device", "ch12_multi_gpu_scan"};
+  scanlab::CommandLine cli{"Chapter 12: scan across devices, one process (rank) per device", "ch12_multi_gpu_scan"};
   Config cfg;
-  scanlab::add_common_options(app, cfg.common, 1000003);
+  scanlab::add_common_options(cli, cfg.common, 1000003);
   scanlab::ScanKindFlags kind_flags;
-  scanlab::add_scan_kind_flags(app, kind_flags, ScanKind::exclusive);
-  scanlab::add_single_pass_element_options(app, cfg.type, cfg.op);
-  app.add_option("--form", cfg.form, "fused (reduce, exchange, seeded scan) or scan-then-add")
-      ->check(CLI::IsMember({"fused", "scan-then-add"}))
-      ->capture_default_str();
-  app.add_flag("--in-place", cfg.in_place, "scan in place (out == in)");
-  app.add_option("--ranks", cfg.ranks,
-                 "ranks: on a GPU, the processes this program starts, one per GPU; on the emulator, the number "
-                 "mpirun started (mpirun -np K)")
-      ->check(CLI::PositiveNumber);
-  scanlab::run_cli(app, argc, argv);
+  scanlab::add_scan_kind_flags(cli, kind_flags, ScanKind::exclusive);
+  scanlab::add_single_pass_element_options(cli, cfg.type, cfg.op);
+  cli.option("--form", cfg.form, "fused (reduce, exchange, seeded scan) or scan-then-add")
+      .one_of({"fused", "scan-then-add"})
+      .show_default();
+  cli.flag("--in-place", cfg.in_place, "scan in place (out == in)");
+  cli.option("--ranks", cfg.ranks,
+             "ranks: on a GPU, the processes this program starts, one per GPU; on the emulator, the number "
+             "mpirun started (mpirun -np K)")
+      .positive();
+  cli.parse(argc, argv);
   cfg.kind = kind_flags.kind();
   if (const std::string error = scanlab::single_pass_element_options_error(cfg.type, cfg.op); !error.empty()) {
-    return scanlab::usage_error(app, error);
+    return cli.usage_error(error);
   }
 
-  return scanlab::run_reporting_errors(app, [&]() -> int {
+  return scanlab::run_reporting_errors(cli, [&]() -> int {
 #if defined(SCANLAB_CH12_MPI)
     if (cfg.ranks != 0 && cfg.ranks != mpi->size()) {
       if (mpi->rank() != 0) return 2;
-      return scanlab::usage_error(app, "--ranks " + std::to_string(cfg.ranks) + ", but mpirun started " +
-                                           std::to_string(mpi->size()) + " process(es): run it as mpirun -np " +
-                                           std::to_string(cfg.ranks) + " ... (./lab run 12 --ranks " +
-                                           std::to_string(cfg.ranks) + " does)");
+      return cli.usage_error("--ranks " + std::to_string(cfg.ranks) + ", but mpirun started " +
+                             std::to_string(mpi->size()) + " process(es): run it as mpirun -np " +
+                             std::to_string(cfg.ranks) + " ... (./lab run 12 --ranks " + std::to_string(cfg.ranks) +
+                             " does)");
     }
     if (mpi->rank() == 0 && !cfg.common.quiet) {
       std::cout << "Chapter 12: scan across devices. Each rank finds its slice's total, the ranks allgather the\n"
@@ -333,7 +332,7 @@ int main(int argc, char** argv) {
       devices = counted[1];
     }
     if (ranks > devices) {
-      return scanlab::usage_error(app, "--ranks " + std::to_string(ranks) + " needs " + std::to_string(ranks) +
+      return cli.usage_error("--ranks " + std::to_string(ranks) + " needs " + std::to_string(ranks) +
                                            " GPUs (NCCL puts one rank on each GPU and refuses two on one); this "
                                            "machine has " + std::to_string(devices));
     }

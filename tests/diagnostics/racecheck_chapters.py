@@ -86,7 +86,8 @@ def planted(args) -> int:
             exe = Path(tmp) / "driver"
             chapter = REPO / "chapters" / ids[nn]
             build = subprocess.run([str(args.emucc), str(chapter / "main.cu"), "-o", str(exe), "-I", str(solution),
-                                    "-I", str(chapter)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                    "-I", str(chapter), str(args.driver_lib)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if build.returncode != 0:
                 print(f"FAIL {m.chapter}/{m.name}: does not build\n{build.stdout[-3000:]}")
                 failed += 1
@@ -110,14 +111,15 @@ def main(argv) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", type=Path, required=True, help="the emulator programs' folder (build/cpu/bin/emu)")
     p.add_argument("--emucc", type=Path, help="scanlab-emucc (for 'planted')")
+    p.add_argument("--driver-lib", type=Path, help="libscanlab_driver.a, the drivers' command line (for 'planted')")
     sub = p.add_subparsers(dest="what", required=True)
     c = sub.add_parser("clean")
     c.add_argument("chapters", nargs="+")
     pl = sub.add_parser("planted")
     pl.add_argument("mutants", nargs="+")
     a = p.parse_args(argv)
-    if a.what == "planted" and not a.emucc:
-        p.error("planted needs --emucc")
+    if a.what == "planted" and not (a.emucc and a.driver_lib):
+        p.error("planted needs --emucc and --driver-lib")
     return clean(a) if a.what == "clean" else planted(a)
 
 

@@ -430,8 +430,9 @@ class NeverPublishesPTest(PlayerCase):
     left at A, and every look-back walking past them all to tile 0."""
 
     def test_tiles_left_at_a_and_look_backs_walking_past(self):
-        if not (ARGS.emucc and ARGS.viz):
-            self.skipTest("needs --emucc and --viz (the built scanlab-emucc and scanlab-viz)")
+        if not (ARGS.emucc and ARGS.viz and ARGS.driver_lib):
+            self.skipTest("needs --emucc, --driver-lib and --viz (the built scanlab-emucc, libscanlab_driver.a "
+                          "and scanlab-viz)")
         chapter = ROOT / "chapters" / "07_decoupled_lookback"
         code = self.tmp / "code"
         code.mkdir()
@@ -441,7 +442,7 @@ class NeverPublishesPTest(PlayerCase):
         (code / "decoupled_lookback.cuh").write_text("".join(kept))
         program = self.tmp / "ch07_never_p"
         subprocess.run([ARGS.emucc, str(chapter / "main.cu"), "-o", str(program), "-I", str(code), "-I", str(chapter),
-                        "-DSCANLAB_TRACE=1"], check=True, timeout=600)
+                        "-DSCANLAB_TRACE=1", ARGS.driver_lib], check=True, timeout=600)
         out = self.tmp / "viz"
         run = subprocess.run([ARGS.viz, "07", "--program", str(program), "--out", str(out)],
                              capture_output=True, text=True, timeout=300)
@@ -485,6 +486,7 @@ def main():
     ap.add_argument("--trace", action="append", default=[], help="one more trace to replay and compare")
     ap.add_argument("--emucc", help="scanlab-emucc, to build the look-back that never publishes P")
     ap.add_argument("--viz", help="scanlab-viz, to record that look-back's run")
+    ap.add_argument("--driver-lib", help="libscanlab_driver.a, the chapter programs' command line")
     ARGS, rest = ap.parse_known_args()
     if webdriver is None:
         print("test_player: SKIPPED: Selenium is not installed (Debian: python3-selenium)")

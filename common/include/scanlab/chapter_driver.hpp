@@ -4,7 +4,7 @@
 // a JSON report. The pieces of that which do not depend on the chapter live in scanlab/driver/, one
 // header per concern, so that a driver's main.cu shows only what its chapter adds. Host code only.
 //
-//   scanlab/cli.hpp                   the shared options (-n, --seed, ...), parsing, usage errors
+//   scanlab/command_line.hpp          the shared options (-n, --seed, ...), parsing, usage errors
 //   scanlab/driver/scan_options.hpp   --inclusive/--exclusive, --type/--op, --order
 //   scanlab/driver/names.hpp          "100000 elements, inclusive sum, int32"
 //   scanlab/driver/checking.hpp       upload, run, download; verify against the oracle; the verdict
@@ -16,7 +16,7 @@
 //   std::cout << scanlab::verdict_line(check, scanlab::describe_scan<T, Op>(n, kind)) << "\n";
 #pragma once
 
-#include "scanlab/cli.hpp"
+#include "scanlab/command_line.hpp"
 #include "scanlab/device_info.hpp"
 #include "scanlab/driver/checking.hpp"
 #include "scanlab/driver/names.hpp"

@@ -3,11 +3,11 @@
 // combinations a driver does not run.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "scanlab/command_line.hpp"
 #include "scanlab/device_info.hpp"
 #include "scanlab/monoid.hpp"
 #include "scanlab/verify.hpp"
@@ -19,8 +19,8 @@ struct ScanKindFlags {
   ScanKind default_kind = ScanKind::inclusive;
   bool inclusive = false;
   bool exclusive = false;
-  CLI::Option* inclusive_option = nullptr;
-  CLI::Option* exclusive_option = nullptr;
+  std::optional<Option> inclusive_option;  // set by add_scan_kind_flags (a driver may exclude
+  std::optional<Option> exclusive_option;  // other options with them)
 
   ScanKind kind() const {
     if (inclusive) return ScanKind::inclusive;
@@ -30,23 +30,23 @@ struct ScanKindFlags {
 };
 
 // The help text names the default, so it depends on which kind that is.
-inline void add_scan_kind_flags(CLI::App& app, ScanKindFlags& flags, ScanKind default_kind) {
+inline void add_scan_kind_flags(CommandLine& cli, ScanKindFlags& flags, ScanKind default_kind) {
   flags.default_kind = default_kind;
   const bool inclusive_default = default_kind == ScanKind::inclusive;
-  flags.inclusive_option = app.add_flag("--inclusive", flags.inclusive,
-                                        inclusive_default ? "inclusive scan (the default)" : "inclusive scan");
-  flags.exclusive_option = app.add_flag(
+  flags.inclusive_option =
+      cli.flag("--inclusive", flags.inclusive, inclusive_default ? "inclusive scan (the default)" : "inclusive scan");
+  flags.exclusive_option = cli.flag(
       "--exclusive", flags.exclusive,
       inclusive_default ? "exclusive scan: out[0] = identity" : "exclusive scan: out[0] = identity (the default)");
-  flags.inclusive_option->excludes(flags.exclusive_option);
+  flags.inclusive_option->excludes(*flags.exclusive_option);
 }
 
 // --type int|float and --op plus|max|affine: the element types and operators of chapters 00-04.
-inline void add_element_options(CLI::App& app, std::string& type, std::string& op) {
-  app.add_option("--type", type, "element type")->check(CLI::IsMember({"int", "float"}))->capture_default_str();
-  app.add_option("--op", op, "operator: plus, max, or affine (composition of affine maps over uint32)")
-      ->check(CLI::IsMember({"plus", "max", "affine"}))
-      ->capture_default_str();
+inline void add_element_options(CommandLine& cli, std::string& type, std::string& op) {
+  cli.option("--type", type, "element type").one_of({"int", "float"}).show_default();
+  cli.option("--op", op, "operator: plus, max, or affine (composition of affine maps over uint32)")
+      .one_of({"plus", "max", "affine"})
+      .show_default();
 }
 
 // Why --type and --op do not go together, or "" when they do.
@@ -69,13 +69,11 @@ int with_element_operator(const std::string& type, const std::string& op, F&& f)
 // ---- the single-pass chapters (06 chained scan, 07 decoupled look-back) -----------------------
 
 // Their --type int|float|int64 and --op plus|max|affine.
-inline void add_single_pass_element_options(CLI::App& app, std::string& type, std::string& op) {
-  app.add_option("--type", type, "element type")
-      ->check(CLI::IsMember({"int", "float", "int64"}))
-      ->capture_default_str();
-  app.add_option("--op", op, "operator: plus, max (int), affine (composition of affine maps over uint32)")
-      ->check(CLI::IsMember({"plus", "max", "affine"}))
-      ->capture_default_str();
+inline void add_single_pass_element_options(CommandLine& cli, std::string& type, std::string& op) {
+  cli.option("--type", type, "element type").one_of({"int", "float", "int64"}).show_default();
+  cli.option("--op", op, "operator: plus, max (int), affine (composition of affine maps over uint32)")
+      .one_of({"plus", "max", "affine"})
+      .show_default();
 }
 
 inline std::string single_pass_element_options_error(const std::string& type, const std::string& op) {
@@ -95,10 +93,10 @@ int with_single_pass_operator(const std::string& type, const std::string& op, F&
 }
 
 // --order ticket|blockidx: where a tile takes its number from.
-inline void add_tile_order_option(CLI::App& app, std::string& order) {
-  app.add_option("--order", order, "tile order: ticket, or blockidx (deadlocks; emulator only)")
-      ->check(CLI::IsMember({"ticket", "blockidx"}))
-      ->capture_default_str();
+inline void add_tile_order_option(CommandLine& cli, std::string& order) {
+  cli.option("--order", order, "tile order: ticket, or blockidx (deadlocks; emulator only)")
+      .one_of({"ticket", "blockidx"})
+      .show_default();
 }
 
 // A deadlocked GPU stays hung, while the emulator reports the deadlock and goes on.

@@ -3,7 +3,6 @@
 // --schedules sweep over block dispatch orders, which a single-pass scan must not depend on.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -14,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "scanlab/command_line.hpp"
 #include "scanlab/cuda_check.hpp"
 #include "scanlab/driver/checking.hpp"
 #include "scanlab/random.hpp"
@@ -54,13 +54,12 @@ struct EmulatorScheduleOptions {
   unsigned resident = 0;  // --emu-resident (0: the emulator's default)
 };
 
-inline void add_emulator_schedule_options(CLI::App& app, EmulatorScheduleOptions& emu) {
-  app.add_flag("--schedules", emu.sweep,
-               "emulator: run under every dispatch order (in order, reverse, random) with 1, 3 and the default "
-               "number of resident blocks");
-  app.add_option("--emu-schedule", emu.schedule, "emulator: dispatch order")
-      ->check(CLI::IsMember({"in-order", "reverse", "random"}));
-  app.add_option("--emu-resident", emu.resident, "emulator: resident block slots (0: default)");
+inline void add_emulator_schedule_options(CommandLine& cli, EmulatorScheduleOptions& emu) {
+  cli.flag("--schedules", emu.sweep,
+           "emulator: run under every dispatch order (in order, reverse, random) with 1, 3 and the default "
+           "number of resident blocks");
+  cli.option("--emu-schedule", emu.schedule, "emulator: dispatch order").one_of({"in-order", "reverse", "random"});
+  cli.option("--emu-resident", emu.resident, "emulator: resident block slots (0: default)");
 }
 
 // Sets the emulator's dispatch as asked. A GPU build has no emulator to set: the options are then

@@ -3,11 +3,11 @@
 // tuning file (scanlab/tuning.hpp) fills in what the command line leaves unset.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "scanlab/command_line.hpp"
 #include "scanlab/device_info.hpp"
 #include "scanlab/tuning.hpp"
 
@@ -17,33 +17,33 @@ struct TunableOptions {
   std::string tile = "default";  // "default", or one of the chapter's tuned shapes ("128x24")
   unsigned first_poll_ns = 0;    // the chapter's built-in schedule until the command line or the file says
   unsigned poll_every_ns = 0;
-  std::string tuning = "auto";  // the tuning file, "auto" (tuning_file_path()) or "off"
-  CLI::Option* tile_option = nullptr;
-  CLI::Option* first_option = nullptr;
-  CLI::Option* every_option = nullptr;
+  std::string tuning = "auto";        // the tuning file, "auto" (tuning_file_path()) or "off"
+  std::optional<Option> tile_option;  // set by add_tunable_options
+  std::optional<Option> first_option;
+  std::optional<Option> every_option;
 };
 
 // `tiles`: the shapes the chapter can run besides "default" (its tuned shapes, and e.g. "small").
-inline void add_tunable_options(CLI::App& app, TunableOptions& o, const std::vector<std::string>& tiles,
+inline void add_tunable_options(CommandLine& cli, TunableOptions& o, const std::vector<std::string>& tiles,
                                 const std::string& tile_help, unsigned first_poll_ns, unsigned poll_every_ns) {
   o.first_poll_ns = first_poll_ns;
   o.poll_every_ns = poll_every_ns;
   std::vector<std::string> choices = {"default"};
   choices.insert(choices.end(), tiles.begin(), tiles.end());
-  o.tile_option = app.add_option("--tile", o.tile, tile_help)->check(CLI::IsMember(choices))->capture_default_str();
+  o.tile_option = cli.option("--tile", o.tile, tile_help).one_of(choices).show_default();
   o.first_option =
-      app.add_option("--first-poll", o.first_poll_ns, "__nanosleep before a tile's first look-back read, ns (0: none)")
-          ->check(CLI::Range(0u, 1000000u))
-          ->capture_default_str();
+      cli.option("--first-poll", o.first_poll_ns, "__nanosleep before a tile's first look-back read, ns (0: none)")
+          .range(0u, 1000000u)
+          .show_default();
   o.every_option =
-      app.add_option("--poll-every", o.poll_every_ns, "__nanosleep between look-back reads that find X, ns (0: spin)")
-          ->check(CLI::Range(0u, 1000000u))
-          ->capture_default_str();
-  app.add_option("--tuning", o.tuning,
-                 "the tile shape and poll schedule ./lab tune measured for this GPU: a tuning file, 'auto' "
-                 "($SCANLAB_TUNING, else ~/.config/scanlab/tuning.json, when it has this GPU) or 'off' (the "
-                 "built-in defaults); --tile, --first-poll and --poll-every override it")
-      ->capture_default_str();
+      cli.option("--poll-every", o.poll_every_ns, "__nanosleep between look-back reads that find X, ns (0: spin)")
+          .range(0u, 1000000u)
+          .show_default();
+  cli.option("--tuning", o.tuning,
+             "the tile shape and poll schedule ./lab tune measured for this GPU: a tuning file, 'auto' "
+             "($SCANLAB_TUNING, else ~/.config/scanlab/tuning.json, when it has this GPU) or 'off' (the "
+             "built-in defaults); --tile, --first-poll and --poll-every override it")
+      .show_default();
 }
 
 // After parsing: on a GPU, reads the tuning of `chapter` for this GPU and takes from it what the
@@ -60,13 +60,13 @@ inline std::string apply_tuning(TunableOptions& o, const std::string& chapter, b
   const std::optional<ScanTuning> t = load_scan_tuning(path, device, chapter);
   if (!t) return named ? "tuning: " + path + " has no entry for " + device + "; built-in defaults" : std::string();
   std::string used;
-  if (o.tile_option->count() == 0 && shape_applies) {
+  if (!o.tile_option->given() && shape_applies) {
     o.tile = t->shape;
     used += "tile " + t->shape;
   }
-  if (o.first_option->count() == 0) o.first_poll_ns = t->first_poll_ns;
-  if (o.every_option->count() == 0) o.poll_every_ns = t->poll_every_ns;
-  if (o.first_option->count() == 0 || o.every_option->count() == 0) {
+  if (!o.first_option->given()) o.first_poll_ns = t->first_poll_ns;
+  if (!o.every_option->given()) o.poll_every_ns = t->poll_every_ns;
+  if (!o.first_option->given() || !o.every_option->given()) {
     used += std::string(used.empty() ? "" : ", ") + "polls " + std::to_string(o.first_poll_ns) + "/" +
             std::to_string(o.poll_every_ns) + " ns";
   }
