@@ -7,7 +7,6 @@
 //   ch00_sequential_solution                     100000 int32, inclusive sum
 //   ch00_sequential_solution -n 2^20 --exclusive --type float
 //   ch00_sequential_solution --op affine         non-commutative: affine maps over uint32
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstddef>
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -49,9 +49,9 @@ int run(const Config& cfg, Op op) {
   const bool inclusive = cfg.kind == ScanKind::inclusive;
   const bool verbose = !cfg.common.quiet;
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
-  nlohmann::json report = {{"chapter", "00_sequential"},       {"backend", scanlab::backend_name()},   {"n", n},
-                           {"seed", cfg.common.seed},          {"kind", scanlab::to_string(cfg.kind)}, {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()}, {"results", nlohmann::json::array()}};
+  scanlab::Json report = {{"chapter", "00_sequential"},       {"backend", scanlab::backend_name()},   {"n", n},
+                          {"seed", cfg.common.seed},          {"kind", scanlab::to_string(cfg.kind)}, {"op", cfg.op},
+                          {"type", scanlab::type_label<T>()}, {"results", scanlab::Json::array()}};
 
   const std::vector<T> in = scanlab::random_scan_input<T>(n, cfg.common.seed);
 
@@ -68,7 +68,7 @@ int run(const Config& cfg, Op op) {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
   const scanlab::VerifyResult host_check = scanlab::verify_scan(in, host_out, cfg.kind, op);
   std::cout << "host loop:       " << scanlab::verdict_line(host_check, what) << "\n";
-  nlohmann::json host_row = {{"variant", "host_loop"}, {"verified", host_check.ok}, {"message", host_check.message()}};
+  scanlab::Json host_row = {{"variant", "host_loop"}, {"verified", host_check.ok}, {"message", host_check.message()}};
   // The emulator build instruments this file's memory accesses, so host times mean nothing there.
   if (!scanlab::on_emulator()) {
     host_row["ms"] = host_ms;
@@ -90,7 +90,7 @@ int run(const Config& cfg, Op op) {
     check = scanlab::verify_scan(in, got, cfg.kind, op);
   }
   std::cout << "one GPU thread:  " << scanlab::verdict_line(check, what) << "\n";
-  nlohmann::json device_row = {{"variant", "one_thread"}, {"verified", check.ok}, {"message", check.message()}};
+  scanlab::Json device_row = {{"variant", "one_thread"}, {"verified", check.ok}, {"message", check.message()}};
 
   // 3. Timing: only a GPU's times mean anything, and only a correct kernel is worth timing.
   if (!scanlab::on_emulator() && check.ok && n > 0) {

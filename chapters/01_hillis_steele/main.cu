@@ -9,7 +9,6 @@
 //   ch01_hillis_steele_solution -n 1000 --exclusive --op affine
 //   ch01_hillis_steele_solution -n 2^24 --tile 1024   independent 1024-element tiles
 //   ch01_hillis_steele_solution --racy            the single-buffer version, going wrong
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -89,14 +89,14 @@ int run(const Config& cfg, Op op) {
   const std::size_t n = static_cast<std::size_t>(cfg.common.n);
   const bool verbose = !cfg.common.quiet;
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
-  nlohmann::json report = {{"chapter", "01_hillis_steele"},
-                           {"backend", scanlab::backend_name()},
-                           {"variant", variant_label(cfg.variant)},
-                           {"n", n},
-                           {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()}};
+  scanlab::Json report = {{"chapter", "01_hillis_steele"},
+                          {"backend", scanlab::backend_name()},
+                          {"variant", variant_label(cfg.variant)},
+                          {"n", n},
+                          {"seed", cfg.common.seed},
+                          {"kind", scanlab::to_string(cfg.kind)},
+                          {"op", cfg.op},
+                          {"type", scanlab::type_label<T>()}};
   if (cfg.variant == Variant::tiles) report["tile"] = cfg.tile;
 
   const std::vector<T> in = scanlab::random_scan_input<T>(n, cfg.common.seed);

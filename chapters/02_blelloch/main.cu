@@ -12,7 +12,6 @@
 //   ch02_blelloch_solution --input 3,1,7,0,4,1,6,3 --trace t.jsonl
 //                                                the shared array after every level (lab viz 02;
 //                                                the emulator's build is a traced build)
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -96,14 +96,14 @@ int run(const Config& cfg, Op op) {
   const bool verbose = !cfg.common.quiet;
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
   const int block_tile = cfg.tiles ? 0 : ch02::blelloch_tile_for(static_cast<int>(n));
-  nlohmann::json report = {{"chapter", "02_blelloch"},
-                           {"backend", scanlab::backend_name()},
-                           {"variant", cfg.tiles ? "tiles" : "block"},
-                           {"n", n},
-                           {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()}};
+  scanlab::Json report = {{"chapter", "02_blelloch"},
+                          {"backend", scanlab::backend_name()},
+                          {"variant", cfg.tiles ? "tiles" : "block"},
+                          {"n", n},
+                          {"seed", cfg.common.seed},
+                          {"kind", scanlab::to_string(cfg.kind)},
+                          {"op", cfg.op},
+                          {"type", scanlab::type_label<T>()}};
   if (cfg.tiles) report["tile"] = cfg.tile;
   else report["block_tile"] = block_tile;
 

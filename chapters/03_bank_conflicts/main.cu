@@ -11,7 +11,6 @@
 //   ch03_bank_conflicts_solution -n 2^24 --tiles  independent 1024-element tiles (throughput)
 //   ch03_bank_conflicts_solution --bank-report b.jsonl   the table and index-to-bank maps as
 //                                                 JSON lines (lab viz 03 draws them)
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -29,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -189,23 +189,24 @@ std::uint64_t extra_of(const std::map<unsigned, PhaseBanks>& phases, int phase) 
   return it == phases.end() ? 0 : it->second.extra;
 }
 
-nlohmann::json phase_json(const std::map<unsigned, PhaseBanks>& phases, int phase) {
+scanlab::Json phase_json(const std::map<unsigned, PhaseBanks>& phases, int phase) {
   auto it = phases.find(static_cast<unsigned>(phase));
-  if (it == phases.end()) return {{"accesses", 0}, {"worst", 0}, {"extra_wavefronts", 0}};
-  nlohmann::json histogram = nlohmann::json::object();
+  if (it == phases.end()) return scanlab::Json{{"accesses", 0}, {"worst", 0}, {"extra_wavefronts", 0}}.sorted();
+  scanlab::Json histogram = scanlab::Json::object();
   for (unsigned d = 1; d <= 32; ++d) {
     if (it->second.degree_count[d]) histogram[std::to_string(d)] = it->second.degree_count[d];
   }
-  return {{"accesses", it->second.accesses},
-          {"worst", it->second.worst},
-          {"extra_wavefronts", it->second.extra},
-          {"degrees", histogram}};
+  return scanlab::Json{{"accesses", it->second.accesses},
+                       {"worst", it->second.worst},
+                       {"extra_wavefronts", it->second.extra},
+                       {"degrees", histogram}}
+      .sorted();  // the bank report's nested objects have their keys sorted
 }
 
 // Warp 0's accesses in one level under a layout: element index, shared slot and bank per lane.
 template <class Layout>
-nlohmann::json lane_map(const Level& level, int m) {
-  nlohmann::json lanes = nlohmann::json::array();
+scanlab::Json lane_map(const Level& level, int m) {
+  scanlab::Json lanes = scanlab::Json::array();
   const int lanes_active = std::min(32, level.active);
   for (int t = 0; t < lanes_active; ++t) {
     const auto [a, b] = level_elements<Layout>(level, m, t);
@@ -219,7 +220,7 @@ nlohmann::json lane_map(const Level& level, int m) {
                      {"right_slot", sb},
                      {"right_bank", sb % ch03::kNumBanks}});
   }
-  return lanes;
+  return lanes.sorted();
 }
 
 // Prints the per-level table (and writes it, with warp 0's index-to-bank maps, as JSON lines).
@@ -257,36 +258,36 @@ bool bank_table(int n, std::uint64_t seed, const std::string& report_path, bool 
   if (!report_path.empty()) {
     std::ofstream file(report_path);
     if (!file) throw std::runtime_error("cannot write the bank report to '" + report_path + "'");
-    nlohmann::ordered_json meta = {{"type", "meta"},
-                                   {"format", "scanlab-trace"},
-                                   {"version", 1},
-                                   {"chapter", "03_bank_conflicts"},
-                                   {"backend", scanlab::backend_name()},
-                                   {"n", n},
-                                   {"tile", m},
-                                   {"banks", ch03::kNumBanks},
-                                   {"verified", ok_unpadded && ok_padded}};
-    file << meta.dump() << "\n";
+    scanlab::Json meta = {{"type", "meta"},
+                          {"format", "scanlab-trace"},
+                          {"version", 1},
+                          {"chapter", "03_bank_conflicts"},
+                          {"backend", scanlab::backend_name()},
+                          {"n", n},
+                          {"tile", m},
+                          {"banks", ch03::kNumBanks},
+                          {"verified", ok_unpadded && ok_padded}};
+    file << meta.dump_in_order() << "\n";
     for (const Level& l : levels) {
-      nlohmann::ordered_json line = {{"type", "banks"},
-                                     {"phase", l.phase},
-                                     {"level", l.name},
-                                     {"stride", l.stride},
-                                     {"active", l.active},
-                                     {"unpadded", phase_json(before, l.phase)},
-                                     {"padded", phase_json(after, l.phase)}};
-      file << line.dump() << "\n";
+      scanlab::Json line = {{"type", "banks"},
+                            {"phase", l.phase},
+                            {"level", l.name},
+                            {"stride", l.stride},
+                            {"active", l.active},
+                            {"unpadded", phase_json(before, l.phase)},
+                            {"padded", phase_json(after, l.phase)}};
+      file << line.dump_in_order() << "\n";
     }
     for (const Level& l : levels) {
-      nlohmann::ordered_json line = {{"type", "bank_map"},
-                                     {"phase", l.phase},
-                                     {"level", l.name},
-                                     {"stride", l.stride},
-                                     {"unpadded", lane_map<ch03::Unpadded>(l, m)},
-                                     {"padded", lane_map<ch03::Padded>(l, m)}};
-      file << line.dump() << "\n";
+      scanlab::Json line = {{"type", "bank_map"},
+                            {"phase", l.phase},
+                            {"level", l.name},
+                            {"stride", l.stride},
+                            {"unpadded", lane_map<ch03::Unpadded>(l, m)},
+                            {"padded", lane_map<ch03::Padded>(l, m)}};
+      file << line.dump_in_order() << "\n";
     }
-    file << nlohmann::ordered_json{{"type", "end"}, {"records", 0}, {"dropped", 0}, {"truncated", 0}}.dump() << "\n";
+    file << scanlab::Json{{"type", "end"}, {"records", 0}, {"dropped", 0}, {"truncated", 0}}.dump_in_order() << "\n";
     if (!file) throw std::runtime_error("writing the bank report failed");
     if (print) std::cout << "bank report written to " << report_path << "\n";
   }
@@ -316,15 +317,15 @@ int run(const Config& cfg, Op op) {
   const bool verbose = !cfg.common.quiet;
   const bool padded = cfg.layout == "padded";
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind);
-  nlohmann::json report = {{"chapter", "03_bank_conflicts"},
-                           {"backend", scanlab::backend_name()},
-                           {"variant", cfg.tiles ? "tiles" : "block"},
-                           {"layout", cfg.layout},
-                           {"n", n},
-                           {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op},
-                           {"type", scanlab::type_label<T>()}};
+  scanlab::Json report = {{"chapter", "03_bank_conflicts"},
+                          {"backend", scanlab::backend_name()},
+                          {"variant", cfg.tiles ? "tiles" : "block"},
+                          {"layout", cfg.layout},
+                          {"n", n},
+                          {"seed", cfg.common.seed},
+                          {"kind", scanlab::to_string(cfg.kind)},
+                          {"op", cfg.op},
+                          {"type", scanlab::type_label<T>()}};
   if (cfg.tiles) report["tile"] = cfg.tile;
 
   const std::vector<T> in = scanlab::random_scan_input<T>(n, cfg.common.seed);

@@ -11,7 +11,6 @@
 //   ch04_warp_and_registers_solution --variant block       tiles of 1024, one value per thread
 //   ch04_warp_and_registers_solution --tile 8192 --exclusive --op affine
 //   ch04_warp_and_registers_solution --in-place            output over the input
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -73,7 +73,7 @@ int run(const Config& cfg, Op op) {
   const std::size_t tile = static_cast<std::size_t>(tile_of(cfg));
   const std::string what = scanlab::describe_scan<T, Op>(n, cfg.kind) + ", tiles of " + std::to_string(tile) +
                            (cfg.in_place ? ", in place" : "");
-  nlohmann::json report =
+  scanlab::Json report =
       scanlab::scan_report<T>("04_warp_and_registers", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
   report["variant"] = variant_label(cfg.variant);
   report["tile"] = tile;

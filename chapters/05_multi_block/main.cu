@@ -11,7 +11,6 @@
 //   ch05_multi_block_solution --op affine --tile 32             non-commutative, many blocks
 //   ch05_multi_block_solution --type int32 --sum-type int64 --n 2147483653    (GPU: n > 2^31)
 //   ch05_multi_block_solution --n 200 --trace t.jsonl   (traced on the emulator; the visualizer)
-#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -24,6 +23,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -110,7 +110,7 @@ scanlab::VerifyResult verify(const std::vector<In>& in, const std::vector<typena
 
 // What the run will do, in numbers: the tiles, the levels or the blocks and the spine.
 template <class Policy, class In, class Op>
-std::string describe_structure(const Config& cfg, std::size_t n, nlohmann::json& report) {
+std::string describe_structure(const Config& cfg, std::size_t n, scanlab::Json& report) {
   const std::size_t tiles = (n + Policy::kTile - 1) / Policy::kTile;
   std::string text = std::to_string(tiles) + (tiles == 1 ? " tile" : " tiles") + " of " +
                      std::to_string(Policy::kTile) + " (" + std::to_string(Policy::kBlockThreads) + " threads x " +
@@ -144,17 +144,17 @@ int run(const Config& cfg, Op op) {
   const std::size_t n = static_cast<std::size_t>(cfg.common.n);
   const bool inclusive = cfg.kind == ScanKind::inclusive;
   const bool verbose = !cfg.common.quiet;
-  nlohmann::json report = {{"chapter", "05_multi_block"},
-                           {"backend", scanlab::backend_name()},
-                           {"algorithm", algorithm_label(cfg.algorithm)},
-                           {"n", n},
-                           {"tile", Policy::kTile},
-                           {"seed", cfg.common.seed},
-                           {"kind", scanlab::to_string(cfg.kind)},
-                           {"op", cfg.op},
-                           {"type", scanlab::type_label<In>()},
-                           {"sum_type", scanlab::type_label<Acc>()},
-                           {"in_place", cfg.in_place}};
+  scanlab::Json report = {{"chapter", "05_multi_block"},
+                          {"backend", scanlab::backend_name()},
+                          {"algorithm", algorithm_label(cfg.algorithm)},
+                          {"n", n},
+                          {"tile", Policy::kTile},
+                          {"seed", cfg.common.seed},
+                          {"kind", scanlab::to_string(cfg.kind)},
+                          {"op", cfg.op},
+                          {"type", scanlab::type_label<In>()},
+                          {"sum_type", scanlab::type_label<Acc>()},
+                          {"in_place", cfg.in_place}};
   const std::string what =
       scanlab::describe_scan<In, Op>(n, cfg.kind) +
       (std::is_same_v<In, Acc> ? std::string() : std::string(" -> ") + scanlab::type_label<Acc>()) +

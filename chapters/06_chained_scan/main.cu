@@ -9,7 +9,6 @@
 //   ch06_chained_scan_solution --schedules                   (emulator) every dispatch order
 //   ch06_chained_scan_solution --order blockidx --emu-schedule reverse --emu-resident 4
 //                                                            (emulator) tiles by blockIdx.x: deadlock
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -77,8 +77,7 @@ int run(const Config& cfg, Op op) {
   }
   const std::string what = std::to_string(n) + " elements, " + scanlab::to_string(cfg.kind) + " " + cfg.op + ", " +
                            scanlab::type_label<T>() + (cfg.in_place ? ", in place" : "");
-  nlohmann::json report =
-      scanlab::scan_report<T>("06_chained_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
+  scanlab::Json report = scanlab::scan_report<T>("06_chained_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
   report["order"] = cfg.order;
 
   scanlab::DeviceBuffer<T> d_in(n);

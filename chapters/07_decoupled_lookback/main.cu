@@ -13,7 +13,6 @@
 //                                                                (emulator) the deadlock, reported
 // Traced builds (the emulator's; on a GPU ch07_decoupled_lookback_solution_traced): --trace FILE
 // records the protocol; --fig6 replays the schedule of the paper's Fig. 6 on 8 small tiles.
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -186,11 +186,11 @@ int run(const Config& cfg, Op op) {
   }
   const std::string what = std::to_string(n) + " elements, " + scanlab::to_string(cfg.kind) + " " + cfg.op + ", " +
                            scanlab::type_label<T>() + ", " + cfg.variant + (cfg.in_place ? ", in place" : "");
-  nlohmann::json report =
+  scanlab::Json report =
       scanlab::scan_report<T>("07_decoupled_lookback", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
   report["variant"] = cfg.variant;
   report["tile"] = cfg.tunable.tile;
-  report["polls_ns"] = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
+  report["polls_ns"] = scanlab::Json::array_of({cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns});
   report["order"] = cfg.order;
 
   scanlab::DeviceBuffer<T> d_in(n);
@@ -242,7 +242,7 @@ int run(const Config& cfg, Op op) {
 #if SCANLAB_TRACE_ENABLED
   if (!cfg.trace.empty()) {
     const scanlab::TraceBuffer::Snapshot snap = trace.download();
-    nlohmann::json meta = report;
+    scanlab::Json meta = report;
     const bool small = cfg.tunable.tile == "small";  // traced builds run the emulator: default or small
     meta["tile_items"] = small ? 64 : 4096;
     meta["tiles"] = (n + (small ? 63 : 4095)) / (small ? 64 : 4096);
@@ -357,7 +357,8 @@ int main(int argc, char** argv) {
     }
     // A tile shape that ./lab tune chose is built for int and float sums with the default variant.
     const bool shape_applies = cfg.variant == "warp-fused" && cfg.op == "plus" && cfg.type != "int64";
-    const std::string tuning = scanlab::apply_tuning(cfg.tunable, "07_decoupled_lookback", shape_applies);
+    const std::string tuning = scanlab::apply_tuning(cfg.tunable, "07_decoupled_lookback", shape_applies,
+                                                     scanlab::on_emulator(), scanlab::backend_name());
     if (!cfg.common.quiet && !tuning.empty()) std::cout << tuning << "\n";
     return scanlab::with_single_pass_operator(cfg.type, cfg.op, [&](auto op) {
       return run<typename decltype(op)::value_type>(cfg, op);

@@ -13,7 +13,6 @@
 //   ch08_stream_compaction_solution --single-pass --two-tile-from 0   the large-input kernel at any n
 //   ch08_stream_compaction_solution --type float --threshold 0.5 -n 1M
 //   ch08_stream_compaction_solution -n 30000 --trace t.jsonl   (traced on the emulator; the player)
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -27,6 +26,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -104,7 +104,7 @@ void compact(const Config& cfg, const T* d_in, T* d_out, unsigned* d_count, std:
 // keep (counted here, sequentially), for the player to compare them with.
 template <class T, class Pred>
 void write_trace(const Config& cfg, const std::vector<T>& in, Pred pred, const scanlab::TraceBuffer& buffer,
-                 const nlohmann::json& report) {
+                 const scanlab::Json& report) {
   const std::size_t tiles = ch08::compaction_tiles(in.size());
   std::vector<unsigned> counts(tiles, 0);
   for (std::size_t i = 0; i < in.size(); ++i) counts[i / ch08::kCompactTile] += pred(in[i]) ? 1u : 0u;
@@ -120,13 +120,13 @@ void write_trace(const Config& cfg, const std::vector<T>& in, Pred pred, const s
                                           {"message", report["message"]}});
   writer.name_fields("scatter", {"offset", "count", "kept"});
   writer.records(buffer);
-  writer.line(nlohmann::json{{"type", "tile_counts"}, {"counts", counts}});
+  writer.line(scanlab::Json{{"type", "tile_counts"}, {"counts", counts}}.sorted());  // as it always was
   writer.finish();
 }
 
 // One compaction of `in`, checked. Returns the verdict line's success.
 template <class T, class Pred>
-bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print, nlohmann::json& report, bool timed,
+bool run_one(const Config& cfg, const std::vector<T>& in, Pred pred, bool print, scanlab::Json& report, bool timed,
              scanlab::TraceBuffer* trace = nullptr) {
   const std::size_t n = in.size();
   scanlab::DeviceBuffer<T> d_in(n);
@@ -214,7 +214,7 @@ bool run_bit_sliced_example() {
 
 template <class T>
 int run(const Config& cfg) {
-  nlohmann::json report = {
+  scanlab::Json report = {
       {"chapter", "08_stream_compaction"},
       {"backend", scanlab::backend_name()},
       {"n", cfg.common.n},
@@ -228,7 +228,7 @@ int run(const Config& cfg) {
   if (!cfg.skip_examples) {
     std::cout << "The compaction article's example, keeping x > 0:\n";
     const std::vector<T> example = {1, 0, 0, 0, 4, 3, 2, 0, 6, 8, 9, 0};
-    nlohmann::json ignored;
+    scanlab::Json ignored;
     ok = run_one(cfg, example, ch08::IsPositive<T>{}, true, ignored, false) && ok;
     ok = run_bit_sliced_example() && ok;
     std::cout << "\n";

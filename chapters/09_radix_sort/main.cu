@@ -11,7 +11,6 @@
 //   ch09_radix_sort_solution --algorithm split      32 passes of the one-bit split
 //   ch09_radix_sort_solution --max-key 15           many equal keys: where stability shows
 //   ch09_radix_sort_solution --algorithm onesweep   one pass per 8-bit digit (--key-type int32, float, uint64)
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -26,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -191,16 +191,16 @@ int run_sort(const Config& cfg) {
   if (rk.ok && !rv.ok) std::cout << ": keys in order, but not stable: values (input positions): " << rv.message();
   std::cout << "\n";
 
-  nlohmann::json report = {{"chapter", "09_radix_sort"},
-                           {"backend", scanlab::backend_name()},
-                           {"n", n},
-                           {"seed", cfg.common.seed},
-                           {"algorithm", cfg.algorithm},
-                           {"key_type", cfg.key_type},
-                           {"pairs", !cfg.keys_only},
-                           {"max_key", cfg.max_key},
-                           {"verified", sort_ok},
-                           {"message", rk.ok ? rv.message() : rk.message()}};
+  scanlab::Json report = {{"chapter", "09_radix_sort"},
+                          {"backend", scanlab::backend_name()},
+                          {"n", n},
+                          {"seed", cfg.common.seed},
+                          {"algorithm", cfg.algorithm},
+                          {"key_type", cfg.key_type},
+                          {"pairs", !cfg.keys_only},
+                          {"max_key", cfg.max_key},
+                          {"verified", sort_ok},
+                          {"message", rk.ok ? rv.message() : rk.message()}};
   if (sort_ok && !scanlab::on_emulator() && n > 0) {
     SCANLAB_NVTX_RANGE("timing");
     // Each repetition sorts the already sorted output again: radix sort does the same work for any

@@ -13,7 +13,6 @@
 //   ch10_segmented_scan_solution --exclusive --type float
 //   ch10_segmented_scan_solution --warp-only                the scan article's warp-only version, failing
 //   ch10_segmented_scan_solution --input photo.pgm --output blurred.pgm --max-radius 20
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +26,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -99,7 +99,7 @@ scanlab::VerifyResult verify_segments(const std::vector<T>& in, const std::vecto
 }
 
 template <class T>
-bool run_segmented(const Config& cfg, nlohmann::json& report) {
+bool run_segmented(const Config& cfg, scanlab::Json& report) {
   const std::size_t n = static_cast<std::size_t>(cfg.common.n);
   const T lo = std::is_integral_v<T> ? T(-100) : T(-1);
   const T hi = std::is_integral_v<T> ? T(100) : T(1);
@@ -215,7 +215,7 @@ Image test_card(int width, int height) {
   return img;
 }
 
-bool run_image(const Config& cfg, nlohmann::json& report) {
+bool run_image(const Config& cfg, scanlab::Json& report) {
   const Image img = cfg.input.empty() ? test_card(cfg.width, cfg.height) : read_pgm(cfg.input);
   const int w = img.width, h = img.height;
   const std::size_t pixels = static_cast<std::size_t>(w) * h;
@@ -327,7 +327,7 @@ int main(int argc, char** argv) {
                    "summed-area table = row scans (a segmented scan), transpose, row scans, transpose.\n"
                 << "backend: " << scanlab::backend_description() << "\n\n";
     }
-    nlohmann::json report = {
+    scanlab::Json report = {
         {"chapter", "10_segmented_scan"}, {"backend", scanlab::backend_name()}, {"seed", cfg.common.seed}};
     bool ok = cfg.type == "float" ? run_segmented<float>(cfg, report) : run_segmented<std::int32_t>(cfg, report);
     if (!cfg.skip_image && !cfg.warp_only) ok = run_image(cfg, report) && ok;

@@ -9,7 +9,6 @@
 //   ch11_async_copy_scan_solution --op affine --inclusive     a non-commutative operator
 //   ch11_async_copy_scan_solution --in-place                  out == in
 //   ch11_async_copy_scan_solution --schedules                 (emulator) every dispatch order
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -111,7 +111,7 @@ int run(const Config& cfg, Op op) {
   }
   const std::string what = std::to_string(n) + " elements, " + scanlab::to_string(cfg.kind) + " " + cfg.op + ", " +
                            scanlab::type_label<T>() + (cfg.in_place ? ", in place" : "");
-  nlohmann::json report =
+  scanlab::Json report =
       scanlab::scan_report<T>("11_async_copy_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
   const bool staged = ch11::AsyncCopyScan<T>::stages(n, scan_options(cfg));
   report["kernel"] = !staged        ? "registers (chapter 07's)"
@@ -123,7 +123,7 @@ int run(const Config& cfg, Op op) {
                  "every size\n";
   }
   report["tile"] = cfg.tunable.tile;
-  report["polls_ns"] = {cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns};
+  report["polls_ns"] = scanlab::Json::array_of({cfg.tunable.first_poll_ns, cfg.tunable.poll_every_ns});
 
   scanlab::DeviceBuffer<T> d_in(n);
   scanlab::DeviceBuffer<T> d_out_storage(cfg.in_place ? 0 : n);
@@ -210,7 +210,8 @@ int main(int argc, char** argv) {
     }
     // A tile shape that ./lab tune chose is built for int and float sums.
     const bool shape_applies = cfg.op == "plus" && cfg.type != "int64";
-    const std::string tuning = scanlab::apply_tuning(cfg.tunable, "11_async_copy_scan", shape_applies);
+    const std::string tuning = scanlab::apply_tuning(cfg.tunable, "11_async_copy_scan", shape_applies,
+                                                     scanlab::on_emulator(), scanlab::backend_name());
     if (!cfg.common.quiet && !tuning.empty()) std::cout << tuning << "\n";
     return scanlab::with_single_pass_operator(cfg.type, cfg.op, [&](auto op) {
       return run<typename decltype(op)::value_type>(cfg, op);

@@ -13,7 +13,6 @@
 // GPU build (one process per GPU, Communicator = NCCL; the program starts its ranks itself):
 //   ch12_multi_gpu_scan_solution --ranks 2 -n 2^30 --in-place
 //   ch12_multi_gpu_scan_solution --form scan-then-add --op affine --inclusive
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -28,6 +27,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <scanlab/json.hpp>
 #include <scanlab/chapter_driver.hpp>
 #include <scanlab/command_line.hpp>
 #include <scanlab/cuda_check.hpp>
@@ -189,7 +189,7 @@ int run(const Config& cfg, ch12::Communicator& comm, Op op) {
   for (const SliceVerdict& v : verdicts) wrong += v.mismatches;
   const bool ok = wrong == 0;
 
-  nlohmann::json report =
+  scanlab::Json report =
       scanlab::scan_report<T>("12_multi_gpu_scan", n, cfg.common.seed, cfg.kind, cfg.op, cfg.in_place);
   report["communicator"] = comm.name();
   report["ranks"] = ranks;

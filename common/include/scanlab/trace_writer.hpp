@@ -9,8 +9,7 @@
 // Host only; include it from a driver, not from a kernel header.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -21,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "scanlab/json.hpp"
 #include "scanlab/trace.hpp"
 
 namespace scanlab {
@@ -50,7 +50,7 @@ T load(const unsigned char* p) {
 }
 
 // One element as JSON: a number, or [a, b] for an affine map.
-inline nlohmann::ordered_json element_json(TraceType t, const unsigned char* p, std::uint32_t elem_bytes) {
+inline Json element_json(TraceType t, const unsigned char* p, std::uint32_t elem_bytes) {
   switch (t) {
     case TraceType::int32: return load<std::int32_t>(p);
     case TraceType::uint32: return load<std::uint32_t>(p);
@@ -58,11 +58,11 @@ inline nlohmann::ordered_json element_json(TraceType t, const unsigned char* p, 
     case TraceType::uint64: return load<std::uint64_t>(p);
     case TraceType::float32: return load<float>(p);
     case TraceType::float64: return load<double>(p);
-    case TraceType::affine_uint32: return {load<std::uint32_t>(p), load<std::uint32_t>(p + 4)};
-    case TraceType::affine_int32: return {load<std::int32_t>(p), load<std::int32_t>(p + 4)};
-    case TraceType::affine_float32: return {load<float>(p), load<float>(p + 4)};
+    case TraceType::affine_uint32: return Json::array_of({load<std::uint32_t>(p), load<std::uint32_t>(p + 4)});
+    case TraceType::affine_int32: return Json::array_of({load<std::int32_t>(p), load<std::int32_t>(p + 4)});
+    case TraceType::affine_float32: return Json::array_of({load<float>(p), load<float>(p + 4)});
     default: {
-      nlohmann::ordered_json words = nlohmann::ordered_json::array();
+      Json words = Json::array();
       for (std::uint32_t b = 0; b + 4 <= elem_bytes; b += 4) words.push_back(load<std::uint32_t>(p + b));
       return words;
     }
@@ -77,12 +77,12 @@ class TraceWriter {
  public:
   // Opens `path` and writes the meta line: {"type":"meta","format":"scanlab-trace","version":1}
   // plus every field of `meta` (chapter, backend, input, ...) except those three keys.
-  TraceWriter(const std::string& path, const nlohmann::json& meta) : file_(path), out_(&file_) {
+  TraceWriter(const std::string& path, const Json& meta) : file_(path), out_(&file_) {
     if (!file_) throw std::runtime_error("cannot write the trace file '" + path + "'");
     start(meta);
   }
   // Writes to a stream the caller owns.
-  TraceWriter(std::ostream& out, const nlohmann::json& meta) : out_(&out) { start(meta); }
+  TraceWriter(std::ostream& out, const Json& meta) : out_(&out) { start(meta); }
 
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
@@ -103,7 +103,7 @@ class TraceWriter {
 
   void records(const TraceBuffer::Snapshot& s) {
     for (const TraceRecord& r : s.records) {
-      nlohmann::ordered_json j;
+      Json j;
       const std::string label = trace_detail::label_of(r);
       j["type"] = r.kind == static_cast<std::uint32_t>(TraceKind::array) ? "array" : "event";
       j["seq"] = r.seq;
@@ -115,7 +115,7 @@ class TraceWriter {
         const TraceType t = static_cast<TraceType>(r.type);
         j["elem"] = to_string(t);
         j["count"] = r.count;
-        nlohmann::ordered_json values = nlohmann::ordered_json::array();
+        Json values = Json::array();
         for (std::uint64_t i = 0; i < r.count; ++i) {
           const std::uint64_t at = r.data_offset + i * r.elem_bytes;
           if (at + r.elem_bytes > s.arena.size()) break;
@@ -124,7 +124,7 @@ class TraceWriter {
         j["values"] = std::move(values);
         if (r.count < r.requested) j["truncated_from"] = r.requested;
       } else {
-        j["fields"] = {r.fields[0], r.fields[1], r.fields[2], r.fields[3]};
+        j["fields"] = Json::array_of({r.fields[0], r.fields[1], r.fields[2], r.fields[3]});
         auto named = field_names_.find(label);
         if (named != field_names_.end()) {
           for (std::size_t f = 0; f < named->second.size() && f < kTraceEventFields; ++f) {
@@ -139,26 +139,29 @@ class TraceWriter {
     truncated_ += s.truncated;
   }
 
-  // Any other line (must be a JSON object with a "type").
-  void line(const nlohmann::ordered_json& object) { *out_ << object.dump() << "\n"; }
-  void line(const nlohmann::json& object) { *out_ << object.dump() << "\n"; }
+  // Any other line (must be a JSON object with a "type"), its keys in the order they were set.
+  void line(const Json& object) { *out_ << object.dump_in_order() << "\n"; }
 
   // Writes the end line and flushes; a writer not finished by hand finishes when destroyed.
   void finish() {
     if (finished_) return;
     finished_ = true;
-    line(nlohmann::ordered_json{
-        {"type", "end"}, {"records", records_}, {"dropped", dropped_}, {"truncated", truncated_}});
+    line({{"type", "end"}, {"records", records_}, {"dropped", dropped_}, {"truncated", truncated_}});
     out_->flush();
     if (!*out_) throw std::runtime_error("writing the trace failed");
   }
 
  private:
-  void start(const nlohmann::json& meta) {
-    nlohmann::ordered_json j = {{"type", "meta"}, {"format", "scanlab-trace"}, {"version", 1}};
-    for (auto it = meta.begin(); it != meta.end(); ++it) {
+  // The caller's fields follow the three that say what the file is, in the order of their keys.
+  void start(const Json& meta) {
+    Json j = {{"type", "meta"}, {"format", "scanlab-trace"}, {"version", 1}};
+    std::vector<std::pair<std::string, Json>> fields(meta.members().begin(), meta.members().end());
+    std::sort(fields.begin(), fields.end(), [](const auto& a, const auto& b) {
+      return a.first < b.first;
+    });
+    for (const auto& [key, value] : fields) {
       // The first three keys say what the file is; the caller cannot change them.
-      if (it.key() != "type" && it.key() != "format" && it.key() != "version") j[it.key()] = it.value();
+      if (key != "type" && key != "format" && key != "version") j[key] = value;
     }
     line(j);
   }
@@ -169,5 +172,19 @@ class TraceWriter {
   std::uint64_t records_ = 0, dropped_ = 0, truncated_ = 0;
   bool finished_ = false;
 };
+
+// The end of a traced run's file: a "result" line, with the input and the output when they are
+// plain numbers (kWithValues), so that a reader can check the last recorded level against what was
+// stored; then the writer's end record.
+template <bool kWithValues, class In, class Out>
+void finish_trace_with_result(TraceWriter& writer, const std::vector<In>& in, const std::vector<Out>& got) {
+  Json result;  // its keys in sorted order, as this line has always been written
+  if constexpr (kWithValues) result["input"] = in;
+  result["label"] = "output";
+  result["type"] = "result";
+  if constexpr (kWithValues) result["values"] = got;
+  writer.line(result);
+  writer.finish();
+}
 
 }  // namespace scanlab

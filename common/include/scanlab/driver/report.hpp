@@ -1,8 +1,6 @@
-// scanlab/driver/report.hpp: timing a scan, the line that reports the time, the JSON report and
-// the end of a traced run.
+// scanlab/driver/report.hpp: timing a scan, the line that reports the time, and the JSON report
+// (scanlab::Json, written by the scanlab_driver library).
 #pragma once
-
-#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -14,9 +12,9 @@
 
 #include "scanlab/device_info.hpp"
 #include "scanlab/driver/names.hpp"
+#include "scanlab/json.hpp"
 #include "scanlab/stats.hpp"
 #include "scanlab/timing.hpp"
-#include "scanlab/trace_writer.hpp"
 #include "scanlab/verify.hpp"
 
 namespace scanlab {
@@ -42,7 +40,7 @@ Bandwidth time_bandwidth(F&& launch, int warmup, int reps, double bytes, const s
 }
 
 // The timing fields of a JSON report (or of one row of it).
-inline void add_timing(nlohmann::json& row, const Bandwidth& b) {
+inline void add_timing(Json& row, const Bandwidth& b) {
   row["median_ms"] = b.stats.median_ms;
   row["min_ms"] = b.stats.min_ms;
   row["max_ms"] = b.stats.max_ms;
@@ -55,26 +53,12 @@ inline void say_not_timed(const std::string& indent = "") {
   std::cout << indent << "(not timed: the emulator's times say nothing about a GPU)\n";
 }
 
-// The end of a traced run's file: a "result" line, with the input and the output when they are
-// plain numbers (kWithValues), so that a reader can check the last recorded level against what was
-// stored; then the writer's end record.
-template <bool kWithValues, class In, class Out>
-void finish_trace_with_result(TraceWriter& writer, const std::vector<In>& in, const std::vector<Out>& got) {
-  nlohmann::json result = {{"type", "result"}, {"label", "output"}};
-  if constexpr (kWithValues) {
-    result["input"] = in;
-    result["values"] = got;
-  }
-  writer.line(result);
-  writer.finish();
-}
-
 // ---- the JSON report ------------------------------------------------------------------------
 
 // The fields every scan chapter's report starts with (the chapter adds its own, and the timing).
 template <class T>
-nlohmann::json scan_report(const char* chapter, std::size_t n, std::uint64_t seed, ScanKind kind, const std::string& op,
-                           bool in_place) {
+Json scan_report(const char* chapter, std::size_t n, std::uint64_t seed, ScanKind kind, const std::string& op,
+                 bool in_place) {
   return {{"chapter", chapter},
           {"backend", backend_name()},
           {"n", n},
@@ -86,7 +70,7 @@ nlohmann::json scan_report(const char* chapter, std::size_t n, std::uint64_t see
 }
 
 // --json FILE: the report, or nothing when no file was asked for.
-inline void write_json_report(const std::string& path, const nlohmann::json& report) {
+inline void write_json_report(const std::string& path, const Json& report) {
   if (path.empty()) return;
   std::ofstream file(path);
   file << report.dump(2) << "\n";

@@ -3,8 +3,6 @@
 // --schedules sweep over block dispatch orders, which a single-pass scan must not depend on.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -16,6 +14,7 @@
 #include "scanlab/command_line.hpp"
 #include "scanlab/cuda_check.hpp"
 #include "scanlab/driver/checking.hpp"
+#include "scanlab/json.hpp"
 #include "scanlab/random.hpp"
 #include "scanlab/verify.hpp"
 
@@ -127,7 +126,7 @@ struct SinglePassRun {
 
 template <class F>
 SinglePassRun run_single_pass_checked(F&& run_once, const std::string& what, const EmulatorScheduleOptions& emu,
-                                      std::uint64_t seed, bool block_index_order, nlohmann::json& report) {
+                                      std::uint64_t seed, bool block_index_order, Json& report) {
   SinglePassRun run;
 #if defined(SCANLAB_EMU)
   if (emu.sweep) {

@@ -1,6 +1,7 @@
 // scanlab/driver/tuning_options.hpp: the options of the chapters whose tile shape and poll schedule
 // `./lab tune` measures (07 and 11): --tile, --first-poll, --poll-every and --tuning, and how the
-// tuning file (scanlab/tuning.hpp) fills in what the command line leaves unset.
+// tuning file (scanlab/tuning.hpp, read in common/src/tuning_options.cpp) fills in what the
+// command line leaves unset.
 #pragma once
 
 #include <optional>
@@ -8,8 +9,6 @@
 #include <vector>
 
 #include "scanlab/command_line.hpp"
-#include "scanlab/device_info.hpp"
-#include "scanlab/tuning.hpp"
 
 namespace scanlab {
 
@@ -48,30 +47,11 @@ inline void add_tunable_options(CommandLine& cli, TunableOptions& o, const std::
 
 // After parsing: on a GPU, reads the tuning of `chapter` for this GPU and takes from it what the
 // command line did not set (the tile only when `shape_applies`: the tuned shapes are built for
-// some runs only). Returns one line for the output saying what was used ("" when no file applies);
-// throws std::runtime_error for a tuning file that cannot be read.
-inline std::string apply_tuning(TunableOptions& o, const std::string& chapter, bool shape_applies) {
-  const bool named = o.tuning != "auto" && o.tuning != "off";
-  if (on_emulator()) return named ? "tuning: the emulator runs the built-in shape (tuning files are for GPUs)" : "";
-  if (o.tuning == "off") return std::string();
-  const std::string path = named ? o.tuning : tuning_file_path();
-  if (named && !std::filesystem::exists(path)) throw std::runtime_error("--tuning " + path + ": no such file");
-  const std::string device = backend_name();
-  const std::optional<ScanTuning> t = load_scan_tuning(path, device, chapter);
-  if (!t) return named ? "tuning: " + path + " has no entry for " + device + "; built-in defaults" : std::string();
-  std::string used;
-  if (!o.tile_option->given() && shape_applies) {
-    o.tile = t->shape;
-    used += "tile " + t->shape;
-  }
-  if (!o.first_option->given()) o.first_poll_ns = t->first_poll_ns;
-  if (!o.every_option->given()) o.poll_every_ns = t->poll_every_ns;
-  if (!o.first_option->given() || !o.every_option->given()) {
-    used += std::string(used.empty() ? "" : ", ") + "polls " + std::to_string(o.first_poll_ns) + "/" +
-            std::to_string(o.poll_every_ns) + " ns";
-  }
-  if (used.empty()) return "tuning: " + path + " not used (the command line sets the tile and the polls)";
-  return "tuning: " + used + " from " + path + " (tuned " + t->tuned + " on this GPU model)";
-}
+// some runs only). `emulator` and `device` say where the program runs (scanlab::on_emulator(),
+// scanlab::backend_name()). Returns one line for the output saying what was used ("" when no file
+// applies); throws std::runtime_error for a tuning file that cannot be read. Defined in
+// common/src/tuning_options.cpp, which alone compiles nlohmann-json's parser for it.
+std::string apply_tuning(TunableOptions& o, const std::string& chapter, bool shape_applies, bool emulator,
+                         const std::string& device);
 
 }  // namespace scanlab
