@@ -212,23 +212,18 @@ int main(int argc, char** argv) {
   scanlab::Option input_opt = cli.option("--input", input_text,
                                          "scan these int32 values (comma-separated, e.g. 3,1,7,0,4,1,6,3) "
                                          "instead of random ones; sets n");
-  scanlab::Option tiles_opt =
-      cli.flag("--tiles", cfg.tiles, "scan independent tiles (one block each) of any n: throughput");
-  scanlab::Option tile_opt =
-      cli.option("--tile", cfg.tile, "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
-          .range(2, ch02::kMaxBlockScan)
-          .show_default();
+  const scanlab::TilesOptions tiles = scanlab::add_tiles_options(cli, cfg.tiles, cfg.tile, ch02::kMaxBlockScan);
   scanlab::Option trace_opt = cli.option("--trace", cfg.trace,
                                          "write the shared array after every level to this JSON-lines file "
                                          "(traced builds: the emulator's, and ch02_blelloch_solution_traced on a GPU)");
-  input_opt.excludes(tiles_opt);
-  input_opt.excludes(tile_opt);
-  trace_opt.excludes(tiles_opt);
-  trace_opt.excludes(tile_opt);
+  input_opt.excludes(tiles.tiles);
+  input_opt.excludes(tiles.tile);
+  trace_opt.excludes(tiles.tiles);
+  trace_opt.excludes(tiles.tile);
   cli.parse(argc, argv);
 
   cfg.kind = kind_flags.kind();
-  if (tile_opt.given()) cfg.tiles = true;
+  if (tiles.tile.given()) cfg.tiles = true;
   auto usage_error = [&](const std::string& message) {
     return cli.usage_error(message);
   };

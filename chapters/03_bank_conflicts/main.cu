@@ -388,21 +388,16 @@ int main(int argc, char** argv) {
   cli.option("--layout", cfg.layout, "shared-memory layout: padded (this chapter) or unpadded (chapter 02's)")
       .one_of({"padded", "unpadded"})
       .show_default();
-  scanlab::Option tiles_opt =
-      cli.flag("--tiles", cfg.tiles, "scan independent tiles (one block each) of any n: throughput");
-  scanlab::Option tile_opt =
-      cli.option("--tile", cfg.tile, "tile length for --tiles (a power of two, 2..2048; implies --tiles)")
-          .range(2, ch03::kMaxBlockScan)
-          .show_default();
+  const scanlab::TilesOptions tiles = scanlab::add_tiles_options(cli, cfg.tiles, cfg.tile, ch03::kMaxBlockScan);
   scanlab::Option report_opt = cli.option("--bank-report", cfg.bank_report,
                                           "emulator only: write the per-level bank table and warp 0's "
                                           "index-to-bank maps to this JSON-lines file (lab viz 03)");
-  report_opt.excludes(tiles_opt);
-  report_opt.excludes(tile_opt);
+  report_opt.excludes(tiles.tiles);
+  report_opt.excludes(tiles.tile);
   cli.parse(argc, argv);
 
   cfg.kind = kind_flags.kind();
-  if (tile_opt.given()) cfg.tiles = true;
+  if (tiles.tile.given()) cfg.tiles = true;
   auto usage_error = [&](const std::string& message) {
     return cli.usage_error(message);
   };

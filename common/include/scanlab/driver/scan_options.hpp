@@ -66,6 +66,27 @@ int with_element_operator(const std::string& type, const std::string& op, F&& f)
   return op == "max" ? f(Max<std::int32_t>{}) : f(Plus<std::int32_t>{});
 }
 
+// ---- chapters 02 and 03: one block's scan, or independent tiles -------------------------------
+
+// --tiles and --tile N: scan independent tiles (N elements each, a power of two from 2 to
+// max_tile) instead of one block's worth. --tile implies --tiles (the driver sets it when
+// tile.given()); an option that means one block only excludes both.
+struct TilesOptions {
+  Option tiles;
+  Option tile;
+};
+
+inline TilesOptions add_tiles_options(CommandLine& cli, bool& tiles, int& tile, int max_tile) {
+  const Option tiles_option =
+      cli.flag("--tiles", tiles, "scan independent tiles (one block each) of any n: throughput");
+  const Option tile_option =
+      cli.option("--tile", tile,
+                 "tile length for --tiles (a power of two, 2.." + std::to_string(max_tile) + "; implies --tiles)")
+          .range(2, max_tile)
+          .show_default();
+  return {tiles_option, tile_option};
+}
+
 // ---- the single-pass chapters (06 chained scan, 07 decoupled look-back) -----------------------
 
 // Their --type int|float|int64 and --op plus|max|affine.
