@@ -6,7 +6,8 @@
 //   {"type":"event","seq":..,"label":..,"step":..,"block":..,"thread":..,"fields":[..],<named fields>}
 //   any line the host adds with line() (for example the emulator's bank-conflict data)
 //   {"type":"end","records":..,"dropped":..,"truncated":..}   last line
-// Host only; include it from a driver, not from a kernel header.
+// Host only; include it from a driver, not from a kernel header, and link the scanlab_driver
+// library, which writes the lines (scanlab/json.hpp).
 #pragma once
 
 #include <algorithm>
