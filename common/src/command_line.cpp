@@ -73,9 +73,11 @@ Option& Option::needs(const Option& other) {
 bool Option::given() const { return option_->count() > 0; }
 
 CommandLine::CommandLine(const std::string& description, const std::string& program)
-    : program_(program), app_(std::make_unique<CLI::App>(description, program)) {}
+    : app_(std::make_unique<CLI::App>(description, program)) {}
 
 CommandLine::~CommandLine() = default;
+
+const std::string& CommandLine::program() const { return app_->get_name(); }
 
 template <class T>
 Option CommandLine::option(const std::string& names, T& value, const std::string& help) {

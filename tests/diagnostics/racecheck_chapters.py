@@ -111,7 +111,8 @@ def main(argv) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", type=Path, required=True, help="the emulator programs' folder (build/cpu/bin/emu)")
     p.add_argument("--emucc", type=Path, help="scanlab-emucc (for 'planted')")
-    p.add_argument("--driver-lib", type=Path, help="libscanlab_driver.a, the drivers' command line (for 'planted')")
+    p.add_argument("--driver-lib", type=Path,
+                   help="libscanlab_driver.a, the drivers' command line and JSON (for 'planted')")
     sub = p.add_subparsers(dest="what", required=True)
     c = sub.add_parser("clean")
     c.add_argument("chapters", nargs="+")

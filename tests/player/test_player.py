@@ -486,7 +486,7 @@ def main():
     ap.add_argument("--trace", action="append", default=[], help="one more trace to replay and compare")
     ap.add_argument("--emucc", help="scanlab-emucc, to build the look-back that never publishes P")
     ap.add_argument("--viz", help="scanlab-viz, to record that look-back's run")
-    ap.add_argument("--driver-lib", help="libscanlab_driver.a, the chapter programs' command line")
+    ap.add_argument("--driver-lib", help="libscanlab_driver.a, the chapter programs' command line and JSON")
     ARGS, rest = ap.parse_known_args()
     if webdriver is None:
         print("test_player: SKIPPED: Selenium is not installed (Debian: python3-selenium)")

@@ -75,13 +75,12 @@ class CommandLine {
   // (0 after the help, printed to `out`; 2 after a usage error, printed to `err`).
   int parse(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
-  const std::string& program() const { return program_; }
+  const std::string& program() const;  // the name it was made with
   // A combination of options the program does not run: prints the usage error, returns 2.
-  int usage_error(const std::string& message) const { return print_usage_error(program_, message); }
+  int usage_error(const std::string& message) const { return print_usage_error(program(), message); }
 
  private:
   friend void add_common_options(CommandLine& cli, CommonOptions& opt, std::uint64_t default_n);
-  std::string program_;
   std::unique_ptr<CLI::App> app_;
 };
 

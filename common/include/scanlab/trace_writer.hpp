@@ -10,7 +10,6 @@
 // library, which writes the lines (scanlab/json.hpp).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -153,14 +152,11 @@ class TraceWriter {
   }
 
  private:
-  // The caller's fields follow the three that say what the file is, in the order of their keys.
+  // The caller's fields follow the three that say what the file is, keys sorted at every level.
   void start(const Json& meta) {
     Json j = {{"type", "meta"}, {"format", "scanlab-trace"}, {"version", 1}};
-    std::vector<std::pair<std::string, Json>> fields(meta.members().begin(), meta.members().end());
-    std::sort(fields.begin(), fields.end(), [](const auto& a, const auto& b) {
-      return a.first < b.first;
-    });
-    for (const auto& [key, value] : fields) {
+    const Json sorted_meta = meta.sorted();  // alive for the loop: members() refers into it
+    for (const auto& [key, value] : sorted_meta.members()) {
       // The first three keys say what the file is; the caller cannot change them.
       if (key != "type" && key != "format" && key != "version") j[key] = value;
     }
@@ -179,12 +175,12 @@ class TraceWriter {
 // stored; then the writer's end record.
 template <bool kWithValues, class In, class Out>
 void finish_trace_with_result(TraceWriter& writer, const std::vector<In>& in, const std::vector<Out>& got) {
-  Json result;  // its keys in sorted order, as this line has always been written
-  if constexpr (kWithValues) result["input"] = in;
-  result["label"] = "output";
-  result["type"] = "result";
-  if constexpr (kWithValues) result["values"] = got;
-  writer.line(result);
+  Json result = {{"type", "result"}, {"label", "output"}};
+  if constexpr (kWithValues) {
+    result["input"] = in;
+    result["values"] = got;
+  }
+  writer.line(result.sorted());  // its keys sorted, as this line has always been written
   writer.finish();
 }
 
