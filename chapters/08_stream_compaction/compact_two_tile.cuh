@@ -54,6 +54,7 @@
 #include <scanlab/occupancy.hpp>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
+#include <scanlab/single_pass/read_once_copy.cuh>
 #include <scanlab/single_pass/tile.cuh>
 #include <scanlab/single_pass/two_tile_loop.cuh>
 
@@ -160,8 +161,8 @@ struct CompactAgent {
     for (int c = 0; c < kChunks; ++c) {
       Barrier& landed = temp.landed[s][c];
       if (threadIdx.x == 0) {
-        cuda::device::memcpy_async_tx(stage_chunk(s, c), in + chunk_start(tile, c), cuda::aligned_size_t<16>(kBytes),
-                                      landed);
+        single_pass::memcpy_async_tx_read_once(stage_chunk(s, c), in + chunk_start(tile, c),
+                                               cuda::aligned_size_t<16>(kBytes), landed);
         tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kBytes);
       } else {
         tokens.chunk[c] = landed.arrive();

@@ -38,6 +38,7 @@
 #include <scanlab/single_pass/lookback.cuh>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
+#include <scanlab/single_pass/read_once_copy.cuh>
 #include <scanlab/single_pass/tile.cuh>
 #include <scanlab/single_pass/two_tile_loop.cuh>
 
@@ -188,8 +189,10 @@ struct Agent {
       if (threadIdx.x == 0) {
         const std::size_t at = chunk_start(tile, c);
         const int offset = s * kTileItems + c * Shape::TILE_ITEMS;
-        cuda::device::memcpy_async_tx(stages + offset, in + at, cuda::aligned_size_t<16>(kValueBytes), landed);
-        cuda::device::memcpy_async_tx(stage_flags + offset, flags + at, cuda::aligned_size_t<16>(kFlagBytes), landed);
+        scanlab::single_pass::memcpy_async_tx_read_once(stages + offset, in + at, cuda::aligned_size_t<16>(kValueBytes),
+                                                        landed);
+        scanlab::single_pass::memcpy_async_tx_read_once(stage_flags + offset, flags + at,
+                                                        cuda::aligned_size_t<16>(kFlagBytes), landed);
         tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kValueBytes + kFlagBytes);
       } else {
         tokens.chunk[c] = landed.arrive();

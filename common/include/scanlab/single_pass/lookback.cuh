@@ -65,7 +65,9 @@ struct TileDescriptors<T, Descriptors::fenced> {
 };
 
 // Fused: {status, value} in one 64-bit word, status in the high half. A 64-bit aligned store or load
-// is single-copy atomic, so a reader sees the whole old word or the whole new one: no fence.
+// is single-copy atomic, so a reader sees the whole old word or the whole new one: no fence. The
+// word goes out and comes back through store_published_word and load_published_word (protocol.cuh),
+// which ask the L2 to keep its line while the tiles' bytes stream past.
 //
 // Each tile's word starts a 32-byte sector of its own (kWordStride words apart; the rest of the
 // sector is unused). A window of 32 predecessors then reads 32 sectors instead of 8, but a sector
@@ -84,13 +86,11 @@ struct TileDescriptors<T, Descriptors::fused> {
   __device__ void publish(unsigned tile, Status status, const T& value) {
     unsigned bits = 0;
     memcpy(&bits, &value, sizeof(T));
-    *reinterpret_cast<volatile unsigned long long*>(&words[tile * kWordStride]) =
-        (static_cast<unsigned long long>(status) << 32) | bits;
+    store_published_word(&words[tile * kWordStride], (static_cast<unsigned long long>(status) << 32) | bits);
   }
 
   __device__ Status read(long long pred, T& value) const {
-    const unsigned long long word =
-        *reinterpret_cast<const volatile unsigned long long*>(&words[static_cast<std::size_t>(pred) * kWordStride]);
+    const unsigned long long word = load_published_word(&words[static_cast<std::size_t>(pred) * kWordStride]);
     const unsigned bits = static_cast<unsigned>(word);
     memcpy(&value, &bits, sizeof(T));
     return static_cast<Status>(word >> 32);

@@ -2,6 +2,7 @@
 // (chapters 06 and 07, and the later chapters that build on them).
 //
 //   load_volatile, store_volatile   reading and writing what other blocks publish
+//   load_published_word, ...        the same for a fused descriptor's 64-bit word, kept in the L2
 //   TileOrder, dynamic_tile_index   a block's tile number: an atomic ticket (chapter 06)
 //   Ticket, clear_stale             a launch's ticket, and the previous launch's descriptors that its
 //                                   blocks clear, last, for the next one (no memset between scans)
@@ -53,6 +54,41 @@ __device__ __forceinline__ void store_volatile(T* p, const T& v) {
 #pragma unroll
     for (int i = 0; i < int(sizeof(T) / 4); ++i) reinterpret_cast<volatile unsigned*>(p)[i] = w[i];
   }
+}
+
+// A fused descriptor's 64-bit word (lookback.cuh), one access each way. On a GPU of compute
+// capability 8.0 or newer, a relaxed access at GPU scope: single-copy atomic as the volatile one is,
+// and enough for the blocks of one GPU (a volatile access is relaxed at system scope). It carries an
+// L2 cache policy that keeps the word's line (evict_last): the words of the tiles in flight are read
+// again and again by the look-backs while every tile's bytes stream through the same L2 (staged
+// with evict_first, read_once_copy.cuh). On an H200 a look-back's window of 32 words took about
+// 1.1 us without the hints and 1.0 with them, and chapter 08's partition at 2^26 went from 0.82-0.83
+// to 0.84-0.85 of a copy's speed (book, chapter 08, "Measured"). Elsewhere, and on the emulator,
+// where a volatile read is also a polling step: store_volatile and load_volatile.
+__device__ __forceinline__ void store_published_word(unsigned long long* p, unsigned long long word) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("st.relaxed.gpu.global.L2::cache_hint.b64 [%0], %1, %2;" ::"l"(__cvta_generic_to_global(p)), "l"(word),
+               "l"(policy)
+               : "memory");
+#else
+  store_volatile(p, word);
+#endif
+}
+
+__device__ __forceinline__ unsigned long long load_published_word(const unsigned long long* p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  unsigned long long word, policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("ld.relaxed.gpu.global.L2::cache_hint.b64 %0, [%1], %2;"
+               : "=l"(word)
+               : "l"(__cvta_generic_to_global(p)), "l"(policy)
+               : "memory");
+  return word;
+#else
+  return load_volatile(p);
+#endif
 }
 
 // ---- the tile number --------------------------------------------------------------------------
