@@ -62,9 +62,10 @@ __device__ __forceinline__ void store_volatile(T* p, const T& v) {
 // L2 cache policy that keeps the word's line (evict_last): the words of the tiles in flight are read
 // again and again by the look-backs while every tile's bytes stream through the same L2 (staged
 // with evict_first, read_once_copy.cuh). On an H200 a look-back's window of 32 words took about
-// 1.1 us without the hints and 1.0 with them, and chapter 08's partition at 2^26 went from 0.82-0.83
-// to 0.84-0.85 of a copy's speed (book, chapter 08, "Measured"). Elsewhere, and on the emulator,
-// where a volatile read is also a polling step: store_volatile and load_volatile.
+// 1.1 us without the hints and 1.0 with them, and chapter 08's partition at 2^26 went from 0.82-0.84
+// to 0.84 of a copy's speed with this hint, 0.84-0.85 with the copies' too (book, chapter 08,
+// "Measured"). Elsewhere, and on the emulator, where a volatile read is also a polling step:
+// store_volatile and load_volatile.
 __device__ __forceinline__ void store_published_word(unsigned long long* p, unsigned long long word) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   unsigned long long policy;
