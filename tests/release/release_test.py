@@ -134,10 +134,13 @@ def test_tree(dest: Path) -> None:
     # Chapter 07's answer in the library (release/make_release.py, ANSWERS_IN_LIBRARY): no chapter
     # handed out here needs it, so the release has neither it nor what quotes it, and its lines in
     # any other file would be found (they are an answer here, not given code).
+    sys.path.insert(0, str(REPO / "release"))
+    import make_release
     lookback = "common/include/scanlab/single_pass/lookback.cuh"
-    quoting = [lookback, "tests/common/single_pass_test.cu"] + \
-        [f.relative_to(REPO).as_posix() for f in sorted(REPO.glob("book/docs/measurements/*/programs.diff"))]
-    check(not [q for q in quoting if (dest / q).exists()],
+    quoting = [lookback] + [f.relative_to(REPO).as_posix()
+                            for pattern in make_release.ANSWERS_IN_LIBRARY[lookback]["with"]
+                            for f in sorted(REPO.glob(pattern))]
+    check(len(quoting) > 3 and not [q for q in quoting if (dest / q).exists()],
           f"no {lookback} (chapter 07's answer), its test or the A/B programs that quote it")
     planted = dest / "notes" / "lookback_copy.txt"
     planted.parent.mkdir()
@@ -146,8 +149,6 @@ def test_tree(dest: Path) -> None:
     shutil.rmtree(planted.parent)
     check(p.returncode == 1 and "notes/lookback_copy.txt" in p.stdout and "07_decoupled_lookback" in p.stdout,
           "a copy of the library's look-back planted in the release is found as chapter 07's answer")
-    sys.path.insert(0, str(REPO / "release"))
-    import make_release
     check(make_release.answers_left_out(["00", "07"]) == [lookback] and
           make_release.answers_left_out(["07", "08"]) == [] and make_release.answers_left_out(["12"]) == [],
           "a release holds the library's look-back exactly when it hands out a chapter after 07")
