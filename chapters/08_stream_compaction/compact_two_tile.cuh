@@ -32,8 +32,9 @@
 // safe, as in the one-tile kernel. A tile that is not staged reads its input from global memory
 // twice, in reduce to count it and in pack to pack it, and publishes between the two, when
 // a later tile may already write over it. The last, partial tile has no later tile, but an unaligned
-// input stages no tile at all, so the in-place form sends an unaligned input to the one-tile kernel
-// (stream_compaction_single_pass_dispatch.cuh). The block's other tile needs no such care: it is a
+// input stages no tile at all, nor does a kernel built for a GPU without bulk copies (before
+// Hopper), so the in-place form sends those to the one-tile kernel (stages_tiles below;
+// stream_compaction_single_pass_dispatch.cuh). The block's other tile needs no such care: it is a
 // later tile, so every store of this one lies below its input.
 //
 // Included by stream_compaction_single_pass_dispatch.cuh, which runs it for partition-if from
@@ -152,23 +153,28 @@ struct CompactAgent {
   __device__ T* stage_chunk(int s, int c) const { return stages + (s * kChunks + c) * chunk_slots<T, kPartition>(); }
 
   // Every thread: a full tile's chunks go to stage s, one bulk copy and one barrier per chunk (the
-  // last, partial tile and an unaligned input are read from global memory instead).
+  // last, partial tile and an unaligned input are read from global memory instead; so is every
+  // tile on a GPU without bulk copies, before Hopper).
   __device__ bool stage(int s, unsigned tile, Tokens& tokens) {
     const std::size_t start = chunk_start(tile, 0);
     if (!staged || n - start < static_cast<std::size_t>(kTileItems)) return false;
-    constexpr std::size_t kBytes = sizeof(T) * Shape::TILE_ITEMS;
+    if constexpr (!single_pass::kHasBulkCopies) {
+      return false;
+    } else {
+      constexpr std::size_t kBytes = sizeof(T) * Shape::TILE_ITEMS;
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      Barrier& landed = temp.landed[s][c];
-      if (threadIdx.x == 0) {
-        single_pass::memcpy_async_tx_read_once(stage_chunk(s, c), in + chunk_start(tile, c),
-                                               cuda::aligned_size_t<16>(kBytes), landed);
-        tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kBytes);
-      } else {
-        tokens.chunk[c] = landed.arrive();
+      for (int c = 0; c < kChunks; ++c) {
+        Barrier& landed = temp.landed[s][c];
+        if (threadIdx.x == 0) {
+          single_pass::memcpy_async_tx_read_once(stage_chunk(s, c), in + chunk_start(tile, c),
+                                                 cuda::aligned_size_t<16>(kBytes), landed);
+          tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kBytes);
+        } else {
+          tokens.chunk[c] = landed.arrive();
+        }
       }
+      return true;
     }
-    return true;
   }
 
   // The data warps: each chunk's keep bits and warp counts as it lands, then the tile's count
@@ -217,7 +223,7 @@ struct CompactAgent {
     // The packing wrote the stage through the threads' (generic) proxy; a later bulk copy will write
     // there through the async proxy, which this fence orders after them (with the barrier the
     // copy's thread passes before it issues the copy).
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    if constexpr (single_pass::kHasBulkCopies) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
   }
 
  private:
@@ -302,6 +308,14 @@ __global__ void __launch_bounds__(single_pass::two_tile_block_threads<Shape>(), 
   agent.init_barriers();
   single_pass::run_two_tile_loop(agent, (n + A::kTileItems - 1) / A::kTileItems, ticket, slots);
   single_pass::clear_stale(ticket);  // the previous run's descriptors, for the next run
+}
+
+// Whether launch() stages the whole tiles of a 16-byte aligned input: not where the kernel was built
+// for a GPU without bulk copies, which reads every tile from global memory (read_once_copy.cuh).
+template <class T, bool kPartition, class Pred>
+bool stages_tiles() {
+  auto* kernel = compact_two_tile_kernel<Chunk<T, kPartition>, kPartition, T, Pred>;
+  return single_pass::kernel_has_bulk_copies(reinterpret_cast<const void*>(kernel));
 }
 
 // The two-tile loop's poll schedule: chapter 11's (measured for the partition; select-if takes the

@@ -25,8 +25,8 @@
 // into a later tile's input. With the three phases there is no such order: the scatter kernel's
 // blocks run in any order, and a tile could overwrite an input an earlier tile has not read yet.
 // The two-tile kernel publishes a tile's count after all of the tile's reads only when it stages
-// the tile, so the in-place select-if runs it only on a 16-byte aligned input (compact_two_tile.cuh,
-// "In place").
+// the tile, so the in-place select-if runs it only on a 16-byte aligned input, and only where it was
+// built with bulk copies (compact_two_tile.cuh, "In place").
 // Partition-if writes the rejected elements from the END of the output backwards (rejected element
 // number j goes to out[n - 1 - j]), as CUB's DevicePartition::If does: in one pass no tile knows the
 // total kept count, where rejected elements in input order would have to start. It cannot run in
@@ -186,9 +186,10 @@ void compact_single_pass(const T* d_in, T* d_out, unsigned* d_num_selected, std:
   }
   static_assert(two_tile::tile_items<T, kPartition>() >= kSinglePassTile,
                 "the workspace counts tiles of kSinglePassTile");
-  // In place only on an aligned input, whose whole tiles the two-tile kernel stages
-  // (compact_two_tile.cuh, "In place").
-  const bool two_tile_in_place_safe = d_in != d_out || single_pass::aligned16(d_in);
+  // In place only where the two-tile kernel stages every whole tile: an aligned input, and a kernel
+  // built with bulk copies (compact_two_tile.cuh, "In place").
+  const bool two_tile_in_place_safe =
+      d_in != d_out || (single_pass::aligned16(d_in) && two_tile::stages_tiles<T, kPartition, Pred>());
   if (n >= (kPartition ? ws.partition_two_tile_from : ws.select_two_tile_from) && two_tile_in_place_safe) {
     two_tile::launch<kPartition>(d_in, d_out, d_num_selected, n, pred, ws.storage, s, who);
     return;

@@ -22,7 +22,33 @@
 #include <cstddef>
 #include <cstdint>
 
+#if !defined(SCANLAB_EMU)
+#include <scanlab/dependent_launch.cuh>  // compiled_ptx_version (the emulator needs none: below)
+#endif
+
 namespace scanlab::single_pass {
+
+// Whether the GPU this compilation is for has bulk copies: Hopper (sm_90) and newer, and the
+// emulator. Where it has not, a two-tile kernel stages no tile (its agent's stage() returns false)
+// and reads every tile from global memory, as it reads the last, partial one: chapters 08 and 10
+// then build and run on older GPUs too. (Chapter 11's given code makes the same test itself.)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+inline constexpr bool kHasBulkCopies = false;
+#else
+inline constexpr bool kHasBulkCopies = true;
+#endif
+
+// Host: whether `kernel` stages with bulk copies, that is, was compiled for compute capability 9.0
+// or newer (kHasBulkCopies in its own compilation): a kernel built for an older GPU stages nothing,
+// even on a Hopper GPU that runs it. Always on the emulator.
+inline bool kernel_has_bulk_copies(const void* kernel) {
+#if defined(SCANLAB_EMU)
+  (void)kernel;
+  return true;
+#else
+  return compiled_ptx_version(kernel) >= 90;
+#endif
+}
 
 template <class T>
 __device__ __forceinline__ void memcpy_async_tx_read_once(T* dst, const T* src, cuda::aligned_size_t<16> bytes,
