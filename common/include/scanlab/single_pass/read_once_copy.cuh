@@ -13,7 +13,8 @@
 //
 // memcpy_async_tx_read_once(dst, src, bytes, bar) does what cuda::device::memcpy_async_tx does (the
 // copy's bytes count towards bar's transaction), with the hint on a GPU of compute capability 9.0
-// or newer. Elsewhere, and on the emulator, it is cuda::device::memcpy_async_tx itself.
+// or newer. Elsewhere, and on the emulator, it is cuda::device::memcpy_async_tx itself. Older GPUs
+// have no bulk copies at all: kHasBulkCopies and kernel_has_bulk_copies say where a kernel has.
 #pragma once
 
 #include <cuda/barrier>
