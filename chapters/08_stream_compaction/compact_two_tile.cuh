@@ -45,7 +45,6 @@
 #pragma nv_diag_suppress static_var_with_dynamic_init
 
 #include <cuda/barrier>
-#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -154,27 +153,23 @@ struct CompactAgent {
 
   // Every thread: a full tile's chunks go to stage s, one bulk copy and one barrier per chunk (the
   // last, partial tile and an unaligned input are read from global memory instead; so is every
-  // tile on a GPU without bulk copies, before Hopper).
+  // tile on a GPU without bulk copies, where the loop never calls this).
   __device__ bool stage(int s, unsigned tile, Tokens& tokens) {
     const std::size_t start = chunk_start(tile, 0);
     if (!staged || n - start < static_cast<std::size_t>(kTileItems)) return false;
-    if constexpr (!single_pass::kHasBulkCopies) {
-      return false;
-    } else {
-      constexpr std::size_t kBytes = sizeof(T) * Shape::TILE_ITEMS;
+    constexpr std::size_t kBytes = sizeof(T) * Shape::TILE_ITEMS;
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        Barrier& landed = temp.landed[s][c];
-        if (threadIdx.x == 0) {
-          single_pass::memcpy_async_tx_read_once(stage_chunk(s, c), in + chunk_start(tile, c),
-                                                 cuda::aligned_size_t<16>(kBytes), landed);
-          tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kBytes);
-        } else {
-          tokens.chunk[c] = landed.arrive();
-        }
+    for (int c = 0; c < kChunks; ++c) {
+      Barrier& landed = temp.landed[s][c];
+      if (threadIdx.x == 0) {
+        single_pass::memcpy_async_tx_read_once(stage_chunk(s, c), in + chunk_start(tile, c),
+                                               cuda::aligned_size_t<16>(kBytes), landed);
+        tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kBytes);
+      } else {
+        tokens.chunk[c] = landed.arrive();
       }
-      return true;
     }
+    return true;
   }
 
   // The data warps: each chunk's keep bits and warp counts as it lands, then the tile's count
@@ -223,7 +218,7 @@ struct CompactAgent {
     // The packing wrote the stage through the threads' (generic) proxy; a later bulk copy will write
     // there through the async proxy, which this fence orders after them (with the barrier the
     // copy's thread passes before it issues the copy).
-    if constexpr (single_pass::kHasBulkCopies) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    single_pass::fence_stage_before_bulk_copy();
   }
 
  private:

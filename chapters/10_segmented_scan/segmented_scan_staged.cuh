@@ -26,7 +26,6 @@
 #pragma nv_diag_suppress static_var_with_dynamic_init
 
 #include <cuda/barrier>
-#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -178,32 +177,29 @@ struct Agent {
   __device__ int valid_from(std::size_t at) const { return scanlab::single_pass::valid_in_chunk<Shape>(n, at); }
 
   // Every thread: a full tile's chunks go to stage s, values and flags on one barrier per chunk (on
-  // a GPU without bulk copies, before Hopper, every tile is read from global memory instead).
+  // a GPU without bulk copies, before Hopper, the loop never calls this: every tile is read from
+  // global memory).
   __device__ bool stage(int s, unsigned tile, Tokens& tokens) {
     const std::size_t start = chunk_start(tile, 0);
     if (n - start < static_cast<std::size_t>(kTileItems)) return false;  // the last, partial tile
-    if constexpr (!scanlab::single_pass::kHasBulkCopies) {
-      return false;
-    } else {
-      constexpr std::size_t kValueBytes = sizeof(T) * Shape::TILE_ITEMS;
-      constexpr std::size_t kFlagBytes = Shape::TILE_ITEMS;
+    constexpr std::size_t kValueBytes = sizeof(T) * Shape::TILE_ITEMS;
+    constexpr std::size_t kFlagBytes = Shape::TILE_ITEMS;
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        Barrier& landed = temp.landed[s][c];
-        if (threadIdx.x == 0) {
-          const std::size_t at = chunk_start(tile, c);
-          const int offset = s * kTileItems + c * Shape::TILE_ITEMS;
-          scanlab::single_pass::memcpy_async_tx_read_once(stages + offset, in + at,
-                                                          cuda::aligned_size_t<16>(kValueBytes), landed);
-          scanlab::single_pass::memcpy_async_tx_read_once(stage_flags + offset, flags + at,
-                                                          cuda::aligned_size_t<16>(kFlagBytes), landed);
-          tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kValueBytes + kFlagBytes);
-        } else {
-          tokens.chunk[c] = landed.arrive();
-        }
+    for (int c = 0; c < kChunks; ++c) {
+      Barrier& landed = temp.landed[s][c];
+      if (threadIdx.x == 0) {
+        const std::size_t at = chunk_start(tile, c);
+        const int offset = s * kTileItems + c * Shape::TILE_ITEMS;
+        scanlab::single_pass::memcpy_async_tx_read_once(stages + offset, in + at, cuda::aligned_size_t<16>(kValueBytes),
+                                                        landed);
+        scanlab::single_pass::memcpy_async_tx_read_once(stage_flags + offset, flags + at,
+                                                        cuda::aligned_size_t<16>(kFlagBytes), landed);
+        tokens.chunk[c] = cuda::device::barrier_arrive_tx(landed, 1, kValueBytes + kFlagBytes);
+      } else {
+        tokens.chunk[c] = landed.arrive();
       }
-      return true;
     }
+    return true;
   }
 
   __device__ T* stage_values(int s, int c) const { return stages + s * kTileItems + c * Shape::TILE_ITEMS; }
@@ -245,9 +241,7 @@ struct Agent {
     // These stores went to the stage through the threads' (generic) proxy; a later bulk copy will
     // write there through the async proxy, which the fence orders after them (with the barrier the
     // copy's thread passes before it issues the copy).
-    if constexpr (scanlab::single_pass::kHasBulkCopies) {
-      if (from_stage) cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-    }
+    if (from_stage) scanlab::single_pass::fence_stage_before_bulk_copy();
     temp.reduced.arrive_and_wait();
     if (threadIdx.x == 0) {
       FlaggedDescriptors<T> desc = descriptors;

@@ -33,6 +33,7 @@
 #include <scanlab/single_pass/policy.cuh>
 #include <scanlab/single_pass/polls.cuh>
 #include <scanlab/single_pass/protocol.cuh>
+#include <scanlab/single_pass/read_once_copy.cuh>
 #include <scanlab/single_pass/tile.cuh>
 #include <scanlab/warp_scan.cuh>
 
@@ -91,15 +92,10 @@ __global__ void __launch_bounds__(Chunk::BLOCK_THREADS)
   // Bulk copies move whole 16-byte aligned chunks: the last, partial tile and an unaligned input
   // are read from global memory instead. So is every tile on a GPU older than Hopper (sm_90), which
   // has no bulk copies: the kernel still builds and runs there, as chapter 07 with bigger tiles.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  constexpr bool kBulkCopies = false;
-#else
-  constexpr bool kBulkCopies = true;
-#endif
-  const bool use_stage = kBulkCopies && staged && left >= static_cast<std::size_t>(kTileItems);
+  const bool use_stage = single_pass::kHasBulkCopies && staged && left >= static_cast<std::size_t>(kTileItems);
 
   Token tokens[CHUNKS];
-  if constexpr (kBulkCopies) {  // (built only where the bulk copy instructions exist)
+  if constexpr (single_pass::kHasBulkCopies) {  // (built only where the bulk copy instructions exist)
     if (use_stage) stage_tile<CHUNKS, Chunk::TILE_ITEMS>(landed, stage, in + start, tokens);
   }
 

@@ -68,16 +68,13 @@ struct TwoTileAgent {
   __device__ T* stage_chunk(int s, int c) const { return stages + s * kTileItems + c * Chunk::TILE_ITEMS; }
 
   // Every thread: a full tile goes to stage s (the last, partial tile and unaligned arrays are read
-  // from global memory instead, as in the one-tile kernel; so is every tile before Hopper).
+  // from global memory instead, as in the one-tile kernel; so is every tile before Hopper, where the
+  // loop never calls this).
   __device__ bool stage(int s, unsigned tile, Tokens& tokens) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-    return false;
-#else
     const std::size_t start = chunk_start(tile, 0);
     if (!staged || n - start < static_cast<std::size_t>(kTileItems)) return false;
     stage_tile<CHUNKS, Chunk::TILE_ITEMS>(temp.landed[s], stages + s * kTileItems, in + start, tokens.chunk);
     return true;
-#endif
   }
 
   // The data warps: each warp's total of each chunk as it lands, then the tile's aggregate

@@ -14,10 +14,12 @@
 // memcpy_async_tx_read_once(dst, src, bytes, bar) does what cuda::device::memcpy_async_tx does (the
 // copy's bytes count towards bar's transaction), with the hint on a GPU of compute capability 9.0
 // or newer. Elsewhere, and on the emulator, it is cuda::device::memcpy_async_tx itself. Older GPUs
-// have no bulk copies at all: kHasBulkCopies and kernel_has_bulk_copies say where a kernel has.
+// have no bulk copies at all: kHasBulkCopies and kernel_has_bulk_copies say where a kernel has, and
+// fence_stage_before_bulk_copy is the proxy fence a stage written by the threads needs.
 #pragma once
 
 #include <cuda/barrier>
+#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -30,9 +32,9 @@
 namespace scanlab::single_pass {
 
 // Whether the GPU this compilation is for has bulk copies: Hopper (sm_90) and newer, and the
-// emulator. Where it has not, a two-tile kernel stages no tile (its agent's stage() returns false)
-// and reads every tile from global memory, as it reads the last, partial one: chapters 08 and 10
-// then build and run on older GPUs too. (Chapter 11's given code makes the same test itself.)
+// emulator. Where it has not, the two-tile loop stages no tile (it never calls its agent's stage(),
+// two_tile_loop.cuh) and every tile is read from global memory, as the last, partial one is:
+// chapters 08, 10 and 11 then build and run on older GPUs too.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 inline constexpr bool kHasBulkCopies = false;
 #else
@@ -48,6 +50,15 @@ inline bool kernel_has_bulk_copies(const void* kernel) {
   return true;
 #else
   return compiled_ptx_version(kernel) >= 90;
+#endif
+}
+
+// Every thread that wrote a stage with its own stores, before the barrier that the next bulk copy
+// into that stage waits behind: orders those writes (the generic proxy) before the copy's (the async
+// proxy). Where there are no bulk copies there is nothing to order.
+__device__ __forceinline__ void fence_stage_before_bulk_copy() {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
 #endif
 }
 

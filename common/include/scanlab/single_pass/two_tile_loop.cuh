@@ -26,7 +26,11 @@
 //   Agent::kDataThreads                       the data warps: threads 0 .. kDataThreads - 1
 //   Agent::Tokens                             what a thread keeps between staging and waiting
 //   bool stage(int s, unsigned tile, Tokens&)         every thread; whether the tile went to stage s
-//                                                     (false: it is read from global memory)
+//                                                     (false: it is read from global memory). Called
+//                                                     only where the GPU has bulk copies
+//                                                     (kHasBulkCopies): elsewhere every tile is
+//                                                     read from global memory, and stage(), whose
+//                                                     copies would not compile there, is not built
 //   void reduce(int s, unsigned tile, bool staged, Tokens&)   data threads: the tile's totals, then
 //                                                     its aggregate published (they may sync among
 //                                                     themselves, never with the look-back warp)
@@ -48,6 +52,7 @@
 #include <utility>
 
 #include <scanlab/single_pass/protocol.cuh>
+#include <scanlab/single_pass/read_once_copy.cuh>
 
 namespace scanlab::single_pass {
 
@@ -65,6 +70,16 @@ struct PacksBeforePrefix : std::false_type {};
 template <class Agent>
 struct PacksBeforePrefix<Agent, std::void_t<decltype(Agent::kPacksBeforePrefix)>>
     : std::bool_constant<Agent::kPacksBeforePrefix> {};
+
+// Agent::stage where the GPU has bulk copies; elsewhere no tile is staged (see the top of this file).
+template <class Agent, class Tokens>
+__device__ __forceinline__ bool stage_if_bulk_copies(Agent& agent, int s, unsigned tile, Tokens& tokens) {
+  if constexpr (kHasBulkCopies) {
+    return agent.stage(s, tile, tokens);
+  } else {
+    return false;
+  }
+}
 
 // Every thread of the block (Agent::kDataThreads + 32 of them), after the agent's barriers are set
 // up by one thread (this loop's first __syncthreads orders that before any use). The agent has
@@ -88,10 +103,10 @@ __device__ void run_two_tile_loop(Agent& agent, std::size_t num_tiles, const Tic
   typename Agent::Tokens tokens[S - 1];  // of the tiles staged and not yet reduced, oldest first
   bool staged_ahead[S - 1];
   typename Agent::Tokens first_tokens;
-  bool staged = agent.stage(0, tile, first_tokens);
+  bool staged = stage_if_bulk_copies(agent, 0, tile, first_tokens);
 #pragma unroll
   for (int k = 1; k < S - 1; ++k)
-    staged_ahead[k - 1] = tile_slot[k] < num_tiles && agent.stage(k, tile_slot[k], tokens[k - 1]);
+    staged_ahead[k - 1] = tile_slot[k] < num_tiles && stage_if_bulk_copies(agent, k, tile_slot[k], tokens[k - 1]);
   if (data_thread) agent.reduce(0, tile, staged, first_tokens);
   while (true) {
     const int free_stage = (s + S - 1) % S;  // the stage of the tile scanned before t
@@ -99,7 +114,7 @@ __device__ void run_two_tile_loop(Agent& agent, std::size_t num_tiles, const Tic
     if (threadIdx.x == 0) tile_slot[free_stage] = atomicAdd(ticket.counter, 1u);
     __syncthreads();  // the new ticket is known, t's totals are written, and free_stage is free
     const unsigned newest = tile_slot[free_stage];
-    staged_ahead[S - 2] = newest < num_tiles && agent.stage(free_stage, newest, tokens[S - 2]);
+    staged_ahead[S - 2] = newest < num_tiles && stage_if_bulk_copies(agent, free_stage, newest, tokens[S - 2]);
     const unsigned next = tile_slot[ns];
     const bool has_next = next < num_tiles;
     const bool next_staged = staged_ahead[0];
